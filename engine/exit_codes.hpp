@@ -1,0 +1,23 @@
+#pragma once
+// Exit codes are part of the interface (BRIEF §6). The values above 2 follow
+// BSD sysexits.h so that supervisors (systemd, Kubernetes) can tell a poisoned
+// record, which a restart cannot fix, from a transient outage, which it can.
+
+namespace streamt::engine {
+
+enum class exit_code : int {
+  ok = 0,
+  rejected = 1,            // the SQL, schema or plan was rejected
+  usage = 2,               // wrong command line, or an input file that cannot be read
+  invalid_record = 65,     // EX_DATAERR: a record broke the plan's contract
+  unavailable = 69,        // EX_UNAVAILABLE: brokers unreachable, topic missing, transactions refused
+  internal = 70,           // EX_SOFTWARE: a bug; please report it
+  cannot_write = 73,       // EX_CANTCREAT: an output file or the state directory is unusable or locked
+  io_error = 74,           // EX_IOERR: reading or writing a stream failed
+  temporary_failure = 75,  // EX_TEMPFAIL: fenced, or a fatal client error: a restart may succeed
+  config = 78,             // EX_CONFIG: a setting, an identity change or an offset needs the operator
+};
+
+constexpr int to_int(exit_code c) noexcept { return static_cast<int>(c); }
+
+}  // namespace streamt::engine

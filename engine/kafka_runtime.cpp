@@ -1,0 +1,676 @@
+#include "engine/kafka_runtime.hpp"
+
+#include "engine/commit_machine.hpp"
+#include "engine/log.hpp"
+#include "engine/state_dir.hpp"
+#include "kafka/blocking_call.hpp"
+#include "kafka/consumer.hpp"
+#include "kafka/producer.hpp"
+#include "operators/stage_pipeline.hpp"
+#include "plan/plan_json.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/log/attributes/constant.hpp>
+
+#include <map>
+#include <set>
+#include <variant>
+
+namespace streamt::engine {
+namespace asio = boost::asio;
+using namespace asio::experimental::awaitable_operators;
+using std::chrono::steady_clock;
+
+exit_code exit_code_of(run_status s) noexcept {
+  switch (s) {
+    case run_status::stopped:
+      return exit_code::ok;
+    case run_status::invalid_record:
+      return exit_code::invalid_record;
+    case run_status::unavailable:
+      return exit_code::unavailable;
+    case run_status::failed:
+    case run_status::fenced:
+      return exit_code::temporary_failure;
+    case run_status::rejected_config:
+      return exit_code::config;
+    case run_status::state_dir:
+      return exit_code::cannot_write;
+  }
+  return exit_code::internal;
+}
+
+namespace {
+
+// The producer side of process_batch(): each output record goes to the sink
+// topic with the input's key, timestamp and headers. A record librdkafka
+// refuses at once (queue full, too large) fails the transaction: the first
+// such error is kept and handled as an abortable failure after the batch.
+class kafka_sink {
+ public:
+  kafka_sink(kafka::producer& p, std::string topic) : producer_(&p), topic_(std::move(topic)) {}
+
+  void emit(const record_view& in, std::string_view value) {
+    headers_.clear();
+    for (const header_view& h : in.headers) headers_.push_back({h.name, h.value});
+    kafka::outgoing_record out;
+    out.key = in.key;
+    out.value = value;
+    out.headers = headers_;
+    out.timestamp_ms = in.timestamp.value_or(0);
+    kafka::error_report e = producer_->produce(topic_, out);
+    if (e.failed() && !error_) error_ = std::move(e);
+  }
+
+  std::optional<kafka::error_report> take_error() { return std::exchange(error_, std::nullopt); }
+
+ private:
+  kafka::producer* producer_;
+  std::string topic_;
+  std::vector<kafka::header_view> headers_;
+  std::optional<kafka::error_report> error_;
+};
+
+std::string describe(const kafka::topic_partition& tp) {
+  return tp.topic + "/" + std::to_string(tp.partition);
+}
+
+class runtime {
+ public:
+  runtime(plan::plan p, run_options o) : plan_(std::move(p)), options_(std::move(o)), stages_(plan_) {
+    log_.add_attribute("Channel", boost::log::attributes::constant<std::string>("engine"));
+  }
+
+  asio::awaitable<run_report> run() {
+    // A coroutine accepts only terminal cancellation by default; the
+    // graceful stop is `total`, so let it in (here and in each child below).
+    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+    co_await asio::this_coro::throw_if_cancelled(false);
+    if (std::optional<run_report> failed = co_await start()) co_return finish(std::move(*failed));
+    // Delivery reports are served by their own coroutine for as long as the
+    // producer lives: commit_transaction waits for every one of them, also
+    // during a graceful stop. So the outer stop signals don't reach it; it
+    // ends when consume_loop() is done, by its own signal.
+    const auto ex = co_await asio::this_coro::executor;
+    asio::steady_timer drain_done(ex, steady_clock::time_point::max());
+    bool drain_finished = false;
+    std::exception_ptr drain_crashed;
+    asio::co_spawn(ex, drain_events(),
+                   asio::bind_cancellation_slot(drain_stop_.slot(), [&](std::exception_ptr e) {
+                     drain_finished = true;
+                     drain_crashed = e;
+                     drain_done.cancel();
+                   }));
+    run_report report = co_await consume_loop();
+    drain_stop_.emit(asio::cancellation_type::terminal);
+    if (!drain_finished) co_await drain_done.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (drain_crashed) std::rethrow_exception(drain_crashed);  // a bug: surfaces as an internal error
+    if (!producer_failure_.empty() && report.status == run_status::stopped)
+      report = fail(run_status::failed, producer_failure_);
+    co_return finish(std::move(report));
+  }
+
+ private:
+  // ---- start -------------------------------------------------------------
+
+  asio::awaitable<std::optional<run_report>> start() {
+    result<state_dir> dir = state_dir::open(options_.state_dir);
+    if (!dir) co_return fail(run_status::state_dir, dir.error().message);
+    state_.emplace(std::move(*dir));
+    if (result<void> admitted = state_->admit(plan_, options_.allow_output_change); !admitted) {
+      const bool identity =
+          admitted.error().code == "identity_changed" || admitted.error().code == "output_changed";
+      co_return fail(identity ? run_status::rejected_config : run_status::state_dir,
+                     admitted.error().message);
+    }
+    const std::string txn_id = transactional_id(plan_, *state_);
+    STREAMT_LOG(log_, info) << "starting " << plan_.identity.application_id << ": "
+                            << plan_.identity.source_topic << " -> " << plan_.identity.sink_topic << ", plan "
+                            << plan::digest(plan_) << ", transactional id " << txn_id << ", librdkafka "
+                            << rd_kafka_version_str() << ", state directory " << options_.state_dir
+                            << (state_->first_run() ? " (new instance)" : "");
+
+    kafka::settings settings{{"bootstrap.servers", options_.bootstrap_servers}};
+    settings.insert(settings.end(), options_.client_settings.begin(), options_.client_settings.end());
+    if (!options_.client_settings.empty())
+      STREAMT_LOG(log_, info) << "client settings: " << kafka::redacted(options_.client_settings);
+    const auto ex = co_await asio::this_coro::executor;
+    auto producer = kafka::producer::create(ex, txn_id, settings);
+    if (!producer) co_return fail(run_status::rejected_config, producer.error().message);
+    producer_ = std::move(*producer);
+    sink_.emplace(*producer_, plan_.identity.sink_topic);
+    auto consumer = kafka::consumer::create(ex, plan_.identity.application_id, settings);
+    if (!consumer) co_return fail(run_status::rejected_config, consumer.error().message);
+    consumer_ = std::move(*consumer);
+
+    if (std::optional<run_report> missing = co_await check_topics()) co_return missing;
+
+    // init_transactions fences any older instance with our transactional id
+    // and resolves a transaction it left open, before we consume anything.
+    for (int attempt = 1;; ++attempt) {
+      kafka::error_report e = co_await producer_->async_init_transactions();
+      if (!e.failed()) break;
+      if (e.what() == kafka::condition::retriable && attempt < 5) {
+        STREAMT_LOG(log_, warning) << "init_transactions: " << e.message << " (retrying)";
+        continue;
+      }
+      co_return fail(run_status::unavailable,
+                     "the broker refused transactions (init_transactions: " + e.message +
+                         "); exactly-once needs a broker with transactions enabled and "
+                         "transaction.state.log.min.isr satisfiable");
+    }
+    if (kafka::error_report e = consumer_->subscribe({plan_.identity.source_topic}); e.failed())
+      co_return fail(run_status::failed, "subscribe: " + e.message);
+    STREAMT_LOG(log_, info) << "joined group " << plan_.identity.application_id << "; waiting for partitions";
+    co_return std::nullopt;
+  }
+
+  // A missing topic is a clear error before any transaction, not a retry
+  // loop: streamt never creates topics, and librdkafka would wait forever.
+  asio::awaitable<std::optional<run_report>> check_topics() {
+    rd_kafka_t* rk = producer_->native_handle();
+    const int timeout_ms = static_cast<int>(options_.connect_timeout.count());
+    auto op = kafka::detail::run_blocking<std::pair<rd_kafka_resp_err_t, std::set<std::string>>>(
+        blocking_.get_executor(), [rk, timeout_ms] {
+          const rd_kafka_metadata_t* md = nullptr;
+          const rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &md, timeout_ms);
+          std::set<std::string> topics;
+          if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            for (int i = 0; i < md->topic_cnt; ++i)
+              if (md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) topics.insert(md->topics[i].topic);
+            rd_kafka_metadata_destroy(md);
+          }
+          return std::pair{err, topics};
+        });
+    auto [err, topics] = co_await std::move(op);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+      co_return fail(run_status::unavailable,
+                     "cannot reach the brokers at " + options_.bootstrap_servers + " within " +
+                         std::to_string(options_.connect_timeout.count() / 1000) +
+                         " s: " + rd_kafka_err2str(err) + "; check --bootstrap-servers and the network");
+    for (const std::string& t : {plan_.identity.source_topic, plan_.identity.sink_topic})
+      if (!topics.count(t))
+        co_return fail(
+            run_status::unavailable,
+            "topic '" + t + "' does not exist on " + options_.bootstrap_servers +
+                "; streamt does not create topics: create it with the partitions and retention you want");
+    co_return std::nullopt;
+  }
+
+  // ---- the loop ------------------------------------------------------------
+
+  asio::awaitable<run_report> consume_loop() {
+    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+    co_await asio::this_coro::throw_if_cancelled(false);
+    asio::steady_timer deadline(co_await asio::this_coro::executor);
+    for (;;) {
+      if (machine_.current() == commit::machine::state::producing && due()) {
+        commit::next_action a = machine_.step(commit::produced_ok{});
+        if (auto stop = co_await drive(std::move(a))) co_return std::move(*stop);
+        continue;
+      }
+      // Wait for records, or for the open transaction's commit deadline.
+      boost::system::result<kafka::poll_batch> polled = boost::system::error_code{};
+      if (machine_.current() == commit::machine::state::producing) {
+        deadline.expires_at(txn_started_ + options_.commit_interval);
+        auto either = co_await (poll_accepting_total(poll_max()) ||
+                                deadline.async_wait(asio::as_tuple(asio::use_awaitable)));
+        if (either.index() == 1) {
+          if (cancelled_now(co_await asio::this_coro::cancellation_state)) {
+            if (auto stop = co_await on_cancel()) co_return std::move(*stop);
+          }
+          continue;  // the deadline: due() is true now
+        }
+        polled = std::move(std::get<0>(either));
+      } else {
+        polled = co_await consumer_->async_poll_batch(poll_max());
+      }
+      if (!polled) {
+        if (polled.error() == asio::error::operation_aborted) {
+          if (auto stop = co_await on_cancel()) co_return std::move(*stop);
+          continue;
+        }
+        co_return fail(run_status::failed, "polling the consumer failed: " + polled.error().message());
+      }
+      kafka::poll_batch& batch = *polled;
+      if (!batch.messages.empty()) {
+        if (auto stop = co_await process(batch.messages)) co_return std::move(*stop);
+      }
+      for (const kafka::consumer_error& e : batch.errors) {
+        if (auto stop = on_consumer_error(e)) co_return std::move(*stop);
+      }
+      if (batch.rebalance) {
+        if (auto stop = co_await on_rebalance(std::move(*batch.rebalance))) co_return std::move(*stop);
+      }
+    }
+  }
+
+  // async_poll_batch inside `||` runs as a child coroutine, which by default
+  // lets only terminal cancellation in: this one lets the graceful stop in too.
+  asio::awaitable<boost::system::result<kafka::poll_batch>> poll_accepting_total(std::size_t max) {
+    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+    auto op = consumer_->async_poll_batch(max);
+    boost::system::result<kafka::poll_batch> r = co_await std::move(op);
+    co_return r;
+  }
+
+  // Never more than the transaction's record bound allows (due() commits
+  // before polling once the bound is reached, so this is at least 1).
+  std::size_t poll_max() const {
+    return std::min<std::size_t>(1000, options_.max_records_per_transaction - txn_records_);
+  }
+
+  bool due() const {
+    return txn_records_ >= options_.max_records_per_transaction ||
+           steady_clock::now() >= txn_started_ + options_.commit_interval;
+  }
+
+  static bool cancelled_now(const asio::cancellation_state& cs) {
+    return cs.cancelled() != asio::cancellation_type::none;
+  }
+
+  // A graceful stop commits what is open; a terminal one aborts it. Returns
+  // the final report, or nothing if the machine wants to go on (a graceful
+  // stop arriving while no transaction is open ends at once).
+  asio::awaitable<std::optional<run_report>> on_cancel() {
+    const asio::cancellation_type type = (co_await asio::this_coro::cancellation_state).cancelled();
+    // Clear the cancelled state so the commit below can await; a later
+    // terminal signal is still delivered.
+    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+    const bool terminal = (type & asio::cancellation_type::terminal) != asio::cancellation_type::none;
+    terminal_ = terminal_ || terminal;
+    STREAMT_LOG(log_, info) << (terminal ? "stopping now (second signal)"
+                                         : "stopping: finishing the open transaction");
+    stopping_ = true;
+    commit::next_action a = machine_.step(
+        commit::cancel_requested{terminal ? commit::stop_kind::terminal : commit::stop_kind::graceful});
+    if (a.kind == commit::action::wait && machine_.current() == commit::machine::state::producing)
+      a = machine_.step(commit::produced_ok{});
+    if (auto stop = co_await drive(std::move(a))) co_return stop;
+    co_return std::nullopt;
+  }
+
+  // Runs one polled batch through the stages into the producer.
+  asio::awaitable<std::optional<run_report>> process(std::vector<kafka::message_ptr>& messages) {
+    if (machine_.current() == commit::machine::state::idle) {
+      commit::next_action a = machine_.step(commit::batch_ready{});
+      if (auto stop = co_await drive(std::move(a))) co_return stop;
+      txn_started_ = steady_clock::now();
+    }
+    views_.clear();
+    headers_.clear();
+    // Headers first, into one vector sized once, so the spans stay valid.
+    std::vector<std::pair<std::size_t, std::size_t>> header_ranges;
+    header_ranges.reserve(messages.size());
+    for (const kafka::message_ptr& m : messages) {
+      const std::size_t begin = headers_.size();
+      rd_kafka_headers_t* hdrs = nullptr;
+      if (rd_kafka_message_headers(m.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        const char* name = nullptr;
+        const void* value = nullptr;
+        std::size_t size = 0;
+        for (std::size_t i = 0;
+             rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+          headers_.push_back({name, value ? std::optional<std::string_view>(
+                                                std::string_view(static_cast<const char*>(value), size))
+                                          : std::nullopt});
+      }
+      header_ranges.emplace_back(begin, headers_.size() - begin);
+    }
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      const rd_kafka_message_t* m = messages[i].get();
+      record_view v;
+      v.topic = rd_kafka_topic_name(m->rkt);
+      v.partition = m->partition;
+      v.offset = m->offset;
+      if (m->key) v.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
+      // librdkafka gives a null payload pointer only for a null value; an
+      // empty value has a pointer and length 0 (and is invalid, not a tombstone).
+      if (m->payload) v.value = std::string_view(static_cast<const char*>(m->payload), m->len);
+      rd_kafka_timestamp_type_t ts_type;
+      const std::int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
+      if (ts_type != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) v.timestamp = ts;
+      v.headers =
+          std::span<const header_view>(headers_).subspan(header_ranges[i].first, header_ranges[i].second);
+      views_.push_back(v);
+    }
+    const batch_result r = process_batch(views_, stages_, *sink_, counts_);
+    for (std::size_t i = 0; i < r.handled; ++i)
+      next_offsets_[{std::string(views_[i].topic), views_[i].partition}] = views_[i].offset + 1;
+    txn_records_ += r.handled;
+
+    if (std::optional<kafka::error_report> e = sink_->take_error()) {
+      STREAMT_LOG(log_, warning) << "producing failed: " << e->message << "; aborting the transaction";
+      commit::next_action a = machine_.step(commit::delivery_failed{std::move(*e)});
+      if (auto stop = co_await drive(std::move(a))) co_return stop;
+      co_return std::nullopt;
+    }
+    if (r.invalid) {
+      // Everything before the invalid record commits; its own offset is the
+      // committed offset of its partition, so nothing at or after it is
+      // consumed, and a restart stops at it again until it is dealt with.
+      next_offsets_[{r.invalid->topic, r.invalid->partition}] = r.invalid->offset;
+      STREAMT_LOG(log_, error) << "invalid record at " << r.invalid->describe() << " ["
+                               << r.invalid->error.code << "]; committing the records before it and stopping";
+      stopping_ = true;
+      invalid_ = r.invalid;
+      commit::next_action a = machine_.step(commit::cancel_requested{commit::stop_kind::graceful});
+      if (a.kind == commit::action::wait) a = machine_.step(commit::produced_ok{});
+      if (auto stop = co_await drive(std::move(a))) co_return stop;
+      co_return fail(run_status::failed,
+                     "the transaction holding the records before the invalid record did not end");
+    }
+    co_return std::nullopt;
+  }
+
+  std::optional<run_report> on_consumer_error(const kafka::consumer_error& e) {
+    const rd_kafka_resp_err_t code = e.error.info.code;
+    if (code == RD_KAFKA_RESP_ERR__PARTITION_EOF) return std::nullopt;
+    if (code == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || code == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
+      return fail(
+          run_status::rejected_config,
+          "the position of " + (e.partition ? describe(*e.partition) : std::string("a partition")) +
+              " is out of range (records were deleted by retention?): " + e.error.message +
+              ". Restart with --reset-offsets earliest|latest to continue; records are skipped or replayed");
+    }
+    if (code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+        code == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+        code == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED || e.error.info.fatal)
+      return fail(run_status::unavailable, "consumer: " + e.error.message);
+    // Transport errors and the like: librdkafka reconnects by itself.
+    STREAMT_LOG(log_, warning) << "consumer: " << e.error.message;
+    return std::nullopt;
+  }
+
+  // ---- rebalances --------------------------------------------------------
+
+  asio::awaitable<std::optional<run_report>> on_rebalance(kafka::rebalance_event ev) {
+    if (ev.what == kafka::rebalance_event::kind::revoked) {
+      // The open transaction holds offsets of the revoked partitions: it must
+      // end before they are given up, or the next owner reprocesses them.
+      // With a lost assignment another member may own them already: abort.
+      if (machine_.current() == commit::machine::state::producing) {
+        commit::next_action a = ev.lost ? machine_.step(commit::delivery_failed{lost_assignment()})
+                                        : machine_.step(commit::produced_ok{});
+        if (auto stop = co_await drive(std::move(a))) co_return stop;
+      }
+      for (const kafka::topic_partition& tp : ev.partitions) owned_.erase(tp);
+      if (kafka::error_report e = consumer_->incremental_unassign(ev.partitions); e.failed())
+        co_return fail(run_status::failed, "giving up partitions failed: " + e.message);
+      STREAMT_LOG(log_, info) << "revoked " << ev.partitions.size() << " partition(s)"
+                              << (ev.lost ? " (lost)" : "");
+      co_return std::nullopt;
+    }
+    auto committed_op = consumer_->async_committed(ev.partitions, options_.connect_timeout);
+    kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await std::move(committed_op);
+    if (!committed)
+      co_return fail(run_status::unavailable,
+                     "reading committed offsets failed: " + committed.error().message);
+    std::vector<kafka::partition_offset> start;
+    for (kafka::partition_offset po : *committed) {
+      if (po.offset == kafka::no_offset) {
+        STREAMT_LOG(log_, info)
+            << describe(po.partition)
+            << ": no committed offset (a new application id): starting from the earliest offset";
+        po.offset = RD_KAFKA_OFFSET_BEGINNING;
+      } else {
+        auto marks_op = consumer_->async_query_watermarks(po.partition, options_.connect_timeout);
+        kafka::kafka_result<kafka::watermarks> marks = co_await std::move(marks_op);
+        if (!marks)
+          co_return fail(run_status::unavailable, "reading the offsets of " + describe(po.partition) +
+                                                      " failed: " + marks.error().message);
+        if (po.offset < marks->low || po.offset > marks->high) {
+          const std::string what = describe(po.partition) + ": committed offset " +
+                                   std::to_string(po.offset) + " is out of range (log start " +
+                                   std::to_string(marks->low) + ", end " + std::to_string(marks->high) + ")";
+          if (options_.reset_offsets == reset_policy::none)
+            co_return fail(run_status::rejected_config,
+                           what +
+                               "; records were deleted before they were processed. Restart with "
+                               "--reset-offsets earliest (process what is left) or latest (skip to the end)");
+          po.offset = options_.reset_offsets == reset_policy::earliest ? marks->low : marks->high;
+          STREAMT_LOG(log_, warning) << what << "; --reset-offsets: starting at " << po.offset;
+        } else {
+          STREAMT_LOG(log_, info) << describe(po.partition) << ": resuming at committed offset " << po.offset;
+        }
+      }
+      owned_.insert(po.partition);
+      start.push_back(po);
+    }
+    if (kafka::error_report e = consumer_->incremental_assign(start); e.failed())
+      co_return fail(run_status::failed, "taking partitions failed: " + e.message);
+    co_return std::nullopt;
+  }
+
+  static kafka::error_report lost_assignment() {
+    kafka::error_report e;
+    e.info = {RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST, false, true, false};
+    e.message = "partitions were lost to another member before the transaction committed";
+    return e;
+  }
+
+  // ---- the commit state machine's actions -------------------------------
+
+  // Performs actions until the machine wants records (consume, produce) or
+  // stops. Returns the final report when it stops.
+  asio::awaitable<std::optional<run_report>> drive(commit::next_action a) {
+    asio::steady_timer retry_timer(co_await asio::this_coro::executor);
+    for (;;) {
+      switch (a.kind) {
+        case commit::action::consume:
+          next_offsets_.clear();
+          txn_records_ = 0;
+          if (stopping_) {
+            std::optional<run_report> closed = co_await close(std::nullopt);
+            co_return closed;
+          }
+          co_return std::nullopt;
+        case commit::action::produce:
+          co_return std::nullopt;
+        case commit::action::wait:
+          co_return std::nullopt;
+        case commit::action::begin:
+          a = machine_.step(commit::begun{producer_->begin_transaction()});
+          break;
+        case commit::action::send_offsets: {
+          std::vector<kafka::partition_offset> offsets;
+          for (const auto& [tp, next] : next_offsets_) offsets.push_back({tp, next});
+          if (offsets.empty()) {
+            a = machine_.step(commit::offsets_sent{});
+            break;
+          }
+          auto op =
+              producer_->async_send_offsets_to_transaction(std::move(offsets), consumer_->group_metadata());
+          kafka::error_report e = co_await std::move(op);
+          a = machine_.step(commit::offsets_sent{std::move(e)});
+          break;
+        }
+        case commit::action::commit: {
+          const auto began = steady_clock::now();
+          kafka::error_report e = co_await producer_->async_commit_transaction();
+          if (!e.failed()) log_commit(steady_clock::now() - began);
+          a = machine_.step(commit::commit_result{std::move(e)});
+          break;
+        }
+        case commit::action::abort: {
+          STREAMT_LOG(log_, warning) << "aborting the open transaction";
+          kafka::error_report e = co_await producer_->async_abort_transaction();
+          a = machine_.step(commit::abort_result{std::move(e)});
+          break;
+        }
+        case commit::action::rewind_to_committed: {
+          kafka::error_report e = co_await rewind();
+          a = machine_.step(commit::rewound{std::move(e)});
+          break;
+        }
+        case commit::action::retry_after:
+          retry_timer.expires_after(a.delay);
+          co_await retry_timer.async_wait(asio::as_tuple(asio::use_awaitable));
+          a = machine_.step(commit::retry_elapsed{});
+          break;
+        case commit::action::done:
+        case commit::action::fenced:
+        case commit::action::fatal: {
+          // Named locals around every co_await: GCC 12 destroys temporaries
+          // of a full-expression holding a co_await incorrectly.
+          std::optional<run_report> failure;
+          if (a.kind == commit::action::fenced)
+            failure = fail(run_status::fenced, a.reason + "; another instance runs with this identity");
+          else if (a.kind == commit::action::fatal)
+            failure = fail(run_status::failed, a.reason);
+          else if (!a.reason.empty())
+            STREAMT_LOG(log_, warning) << a.reason;
+          std::optional<run_report> closed = co_await close(std::move(failure));
+          co_return closed;
+        }
+      }
+    }
+  }
+
+  // After an abort, every owned partition goes back to its committed offset:
+  // the aborted records are produced again, the offsets sent again.
+  asio::awaitable<kafka::error_report> rewind() {
+    next_offsets_.clear();
+    txn_records_ = 0;
+    std::vector<kafka::topic_partition> parts(owned_.begin(), owned_.end());
+    if (parts.empty()) co_return kafka::error_report{};
+    auto op = consumer_->async_committed(parts, options_.connect_timeout);
+    auto committed = co_await std::move(op);
+    if (!committed) co_return committed.error();
+    for (kafka::partition_offset& po : *committed)
+      if (po.offset == kafka::no_offset) po.offset = RD_KAFKA_OFFSET_BEGINNING;
+    STREAMT_LOG(log_, info) << "rewound " << parts.size() << " partition(s) to their committed offsets";
+    auto seek = consumer_->async_seek(std::move(*committed));
+    co_return co_await std::move(seek);
+  }
+
+  void log_commit(steady_clock::duration took) {
+    ++commits_;
+    // A line per commit would drown the log at 10 commits/s: log the first
+    // commits, then one summary a minute.
+    const auto now = steady_clock::now();
+    if (commits_ <= 3 || now - last_summary_ >= std::chrono::minutes(1)) {
+      last_summary_ = now;
+      STREAMT_LOG(log_, info) << "committed transaction " << commits_ << " ("
+                              << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                              << " ms): " << counts_.consumed << " consumed, " << counts_.emitted
+                              << " emitted, " << counts_.filtered << " filtered, " << counts_.tombstones
+                              << " tombstones so far";
+    }
+  }
+
+  // Leaves the group (explicitly, so partitions move at once, not after the
+  // session timeout) unless the stop is terminal.
+  asio::awaitable<std::optional<run_report>> close(std::optional<run_report> failure) {
+    if (!terminal_) {
+      STREAMT_LOG(log_, debug) << "leaving the group";
+      kafka::error_report e = co_await consumer_->async_close();
+      STREAMT_LOG(log_, debug) << "left the group";
+      if (e.failed()) STREAMT_LOG(log_, warning) << "leaving the group: " << e.message;
+    }
+    if (failure) co_return failure;
+    if (invalid_) {
+      run_report r =
+          fail(run_status::invalid_record,
+               "invalid record at " + invalid_->describe() + " [" + invalid_->error.code +
+                   "]; the records before it are committed. Fix the producer, then skip the record by "
+                   "committing offset " +
+                   std::to_string(invalid_->offset + 1) + " for partition " +
+                   std::to_string(invalid_->partition) + " of group " + plan_.identity.application_id);
+      r.invalid = invalid_;
+      co_return r;
+    }
+    co_return run_report{};
+  }
+
+  // Delivery reports must be served while commit_transaction waits for them,
+  // including during a graceful stop: only a terminal cancellation (or the
+  // end of consume_loop) stops this loop.
+  asio::awaitable<void> drain_events() {
+    co_await asio::this_coro::reset_cancellation_state(asio::enable_terminal_cancellation());
+    co_await asio::this_coro::throw_if_cancelled(false);
+    for (;;) {
+      boost::system::result<kafka::producer_events> ev = co_await producer_->async_poll_events(10000);
+      if (!ev) {
+        STREAMT_LOG(log_, debug) << "delivery report loop ended: " << ev.error().message();
+        co_return;
+      }
+      for (const kafka::delivery_report& d : ev->deliveries) {
+        if (!d.error.failed()) continue;
+        STREAMT_LOG(log_, warning) << "delivery to " << describe(d.partition)
+                                   << " failed: " << d.error.message;
+        // The open transaction will fail to commit (librdkafka reports it
+        // abortable) and be aborted and rewound: nothing to do here.
+      }
+      for (const kafka::error_report& e : ev->errors) {
+        if (e.info.fatal || e.what() == kafka::condition::fenced) {
+          producer_failure_ = "producer: " + e.message;
+          co_return;
+        }
+        STREAMT_LOG(log_, warning) << "producer: " << e.message;
+      }
+    }
+  }
+
+  run_report fail(run_status s, std::string message) {
+    run_report r;
+    r.status = s;
+    r.message = std::move(message);
+    return r;
+  }
+
+  run_report finish(run_report r) {
+    r.counts = counts_;
+    r.transactions_committed = machine_.transactions_committed();
+    r.transactions_aborted = machine_.transactions_aborted();
+    if (r.status == run_status::stopped)
+      STREAMT_LOG(log_, info) << "stopped cleanly: " << counts_.consumed << " consumed, " << counts_.emitted
+                              << " emitted, " << counts_.filtered << " filtered, " << counts_.tombstones
+                              << " tombstones, " << r.transactions_committed << " transactions committed";
+    else
+      STREAMT_LOG(log_, error) << r.message;
+    return r;
+  }
+
+  plan::plan plan_;
+  run_options options_;
+  logger log_;
+  operators::stage_pipeline stages_;
+  std::optional<state_dir> state_;
+  asio::thread_pool blocking_{1};
+  std::unique_ptr<kafka::producer> producer_;
+  std::unique_ptr<kafka::consumer> consumer_;
+  std::optional<kafka_sink> sink_;
+  commit::machine machine_;
+  std::set<kafka::topic_partition> owned_;
+  std::map<kafka::topic_partition, std::int64_t> next_offsets_;  // next offset to consume, per partition
+  std::size_t txn_records_ = 0;
+  steady_clock::time_point txn_started_{};
+  std::vector<record_view> views_;
+  std::vector<header_view> headers_;
+  record_counts counts_;
+  std::optional<invalid_record> invalid_;
+  bool stopping_ = false;
+  bool terminal_ = false;  // a terminal stop: don't wait for anything more
+  std::string producer_failure_;
+  asio::cancellation_signal drain_stop_;
+  std::uint64_t commits_ = 0;
+  steady_clock::time_point last_summary_{};
+};
+
+}  // namespace
+
+asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
+  runtime rt(std::move(p), std::move(options));
+  co_return co_await rt.run();
+}
+
+}  // namespace streamt::engine

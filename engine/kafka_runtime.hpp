@@ -1,0 +1,85 @@
+#pragma once
+// The exactly-once Kafka runtime (`streamt run`, BRIEF §5): consume
+// read_committed → the operators' stages → produce transactionally → send the
+// consumed offsets → commit, every commit interval or record bound.
+//
+// One runtime is one pipeline: it runs on the executor of the coroutine that
+// awaits it (use a single-threaded io_context or a strand) and touches its
+// state only from there. Blocking librdkafka calls run on the kafka/ pools.
+//
+// The loop, in order of what a reader meets in kafka_runtime.cpp:
+//   start()        state directory, clients, topic check, init_transactions
+//   consume_loop() poll a batch or wait for the commit deadline; run the
+//                  batch through process_batch() into the producer
+//   drive()        performs what the commit state machine asks (begin, send
+//                  offsets, commit, abort, rewind, retry) until it wants
+//                  records again or stops
+//   on_rebalance() start offsets for new partitions (committed, or earliest
+//                  for a new application; out of range is an error unless
+//                  --reset-offsets); commit before giving partitions up
+//   drain_events() delivery reports, served all the time, because
+//                  commit_transaction waits for every one of them
+
+#include "engine/exit_codes.hpp"
+#include "engine/process_batch.hpp"
+#include "kafka/config.hpp"
+#include "plan/plan.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace streamt::engine {
+
+enum class reset_policy { none, earliest, latest };
+
+struct run_options {
+  std::string bootstrap_servers;
+  // -X and --config settings; engine-owned keys are refused by name.
+  kafka::settings client_settings;
+  std::string state_dir;
+  // Kafka Streams' exactly-once default; a transaction also ends at the bound.
+  std::chrono::milliseconds commit_interval{100};
+  std::size_t max_records_per_transaction = 10000;
+  reset_policy reset_offsets = reset_policy::none;
+  bool allow_output_change = false;
+  // How long to wait for the brokers to answer the first metadata request.
+  std::chrono::milliseconds connect_timeout{30000};
+};
+
+enum class run_status {
+  stopped,          // clean stop after a signal (exit 0)
+  invalid_record,   // everything before it committed (exit 65)
+  unavailable,      // brokers unreachable, topic missing, transactions refused (exit 69)
+  failed,           // a fatal client error, or retries exhausted (exit 75)
+  fenced,           // another instance took over this identity (exit 75)
+  rejected_config,  // settings, identity change, offsets out of range (exit 78)
+  state_dir,        // the state directory is locked or unusable (exit 73)
+};
+
+exit_code exit_code_of(run_status s) noexcept;
+
+struct run_report {
+  run_status status = run_status::stopped;
+  std::string message;  // for every status but stopped: what happened and what to do
+  record_counts counts;
+  std::optional<invalid_record> invalid;
+  std::uint64_t transactions_committed = 0;
+  std::uint64_t transactions_aborted = 0;
+};
+
+// Runs the plan until stopped or failed.
+// Completion: co_return run_report; expected failures are statuses, never
+//   exceptions.
+// Executor: completes on the awaiting coroutine's executor, which must be
+//   single-threaded (one pipeline, one strand).
+// Cancellation: `total` is the graceful stop: the open transaction commits,
+//   the consumer leaves its group, status `stopped`. `terminal` stops at once:
+//   the open transaction is aborted (or, if its commit already started, left
+//   to the broker) and the group is left without waiting.
+boost::asio::awaitable<run_report> async_run(plan::plan p, run_options options);
+
+}  // namespace streamt::engine

@@ -1,0 +1,82 @@
+#pragma once
+// The one path every record follows through the stages, shared by every
+// driver (offline replay, Kafka). A driver hands it a batch of record views
+// and a sink; it runs the synchronous stage pipeline over each record in
+// order and stops at the first invalid record, reporting how many records
+// before it were fully handled. That count is what a driver may commit:
+// the invalid record's own offset is never passed, so the committed offset
+// of its partition equals the invalid record's offset (BRIEF §5).
+
+#include "engine/record.hpp"
+#include "operators/stage_pipeline.hpp"
+#include "plan/diagnostic.hpp"
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace streamt::engine {
+
+// What a sink must offer to the per-record path: accept one output value for
+// an input record. It must not fail synchronously; a sink that can fail
+// (Kafka delivery) reports it when the driver awaits its flush.
+template <class S>
+concept record_sink = requires(S& s, const record_view& in, std::string_view value) {
+  { s.emit(in, value) } -> std::same_as<void>;
+};
+
+struct record_counts {
+  std::uint64_t consumed = 0;    // records handled, whatever their outcome
+  std::uint64_t emitted = 0;     // records written to the sink
+  std::uint64_t filtered = 0;    // records the predicate dropped
+  std::uint64_t tombstones = 0;  // null values dropped
+};
+
+// The first invalid record: where it is and why. The diagnostic comes from
+// the decode stage (phase::record).
+struct invalid_record {
+  std::string topic;
+  std::int32_t partition = 0;
+  std::int64_t offset = 0;
+  diagnostic error;
+
+  // "orders/0@9: column 'amount' expects BIGINT, found a string at byte 17"
+  std::string describe() const { return position(topic, partition, offset) + ": " + error.message; }
+};
+
+struct batch_result {
+  std::size_t handled = 0;                // records of the batch before the invalid one
+  std::optional<invalid_record> invalid;  // set if the batch stopped early
+};
+
+template <record_sink Sink>
+batch_result process_batch(std::span<const record_view> batch, operators::stage_pipeline& stages, Sink& sink,
+                           record_counts& counts) {
+  batch_result result;
+  for (const record_view& in : batch) {
+    const operators::step s = stages.process(in.value);
+    switch (s.outcome) {
+      case operators::outcome::emitted:
+        sink.emit(in, s.output);
+        ++counts.emitted;
+        break;
+      case operators::outcome::filtered:
+        ++counts.filtered;
+        break;
+      case operators::outcome::tombstone:
+        ++counts.tombstones;
+        break;
+      case operators::outcome::invalid:
+        result.invalid = invalid_record{std::string(in.topic), in.partition, in.offset, *s.error};
+        return result;
+    }
+    ++counts.consumed;
+    ++result.handled;
+  }
+  return result;
+}
+
+}  // namespace streamt::engine

@@ -1,0 +1,256 @@
+#include "engine/replay.hpp"
+
+#include "engine/pipeline.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/json/parser.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <exception>
+#include <limits>
+
+namespace streamt::engine {
+namespace json = boost::json;
+
+namespace {
+
+diagnostic envelope_error(std::size_t line_number, std::string what) {
+  diagnostic d;
+  d.phase = phase::record;
+  d.code = "malformed_envelope";
+  d.message = "input line " + std::to_string(line_number) + ": " + std::move(what);
+  return d;
+}
+
+std::optional<std::string_view> optional_string(const json::value& v) {
+  if (v.is_null()) return std::nullopt;
+  const json::string& s = v.get_string();
+  return std::string_view(s.data(), s.size());
+}
+
+// Reads kcat's header forms into `out`; false if the shape is wrong.
+bool read_headers(const json::value& v, std::vector<header_view>& out) {
+  auto value_of = [](const json::value& x, std::optional<std::string_view>& dest) {
+    if (x.is_null()) return dest = std::nullopt, true;
+    if (!x.is_string()) return false;
+    dest = std::string_view(x.get_string().data(), x.get_string().size());
+    return true;
+  };
+  if (const json::array* flat = v.if_array()) {
+    if (flat->size() % 2 != 0) return false;
+    for (std::size_t i = 0; i < flat->size(); i += 2) {
+      if (!(*flat)[i].is_string()) return false;
+      header_view h;
+      h.name = std::string_view((*flat)[i].get_string().data(), (*flat)[i].get_string().size());
+      if (!value_of((*flat)[i + 1], h.value)) return false;
+      out.push_back(h);
+    }
+    return true;
+  }
+  if (const json::object* map = v.if_object()) {
+    for (const json::key_value_pair& kv : *map) {
+      const std::string_view name(kv.key().data(), kv.key().size());
+      if (const json::array* values = kv.value().if_array()) {
+        for (const json::value& x : *values) {
+          header_view h{name, std::nullopt};
+          if (!value_of(x, h.value)) return false;
+          out.push_back(h);
+        }
+      } else {
+        header_view h{name, std::nullopt};
+        if (!value_of(kv.value(), h.value)) return false;
+        out.push_back(h);
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += json::serialize(json::string_view(s));
+}
+
+}  // namespace
+
+result<void> parse_envelope(std::string_view line, std::size_t line_number, std::string_view default_topic,
+                            std::map<std::int32_t, std::int64_t>& next_offset, parsed_envelope& out) {
+  if (line.size() > max_envelope_line_bytes)
+    return envelope_error(line_number,
+                          "line longer than " + std::to_string(max_envelope_line_bytes) + " bytes");
+  json::parse_options options;
+  // kcat writes key and payload bytes as they are; binary keys are legal in
+  // Kafka. The payload is checked for UTF-8 by the decode stage instead.
+  options.allow_invalid_utf8 = true;
+  json::parser parser(json::storage_ptr(), options);
+  boost::system::error_code ec;
+  // json::parser::write takes one complete document: trailing data is an error.
+  parser.write(line.data(), line.size(), ec);
+  if (ec) return envelope_error(line_number, "not a JSON object (" + ec.message() + ")");
+  out.doc = parser.release();
+  out.headers.clear();
+  out.view = record_view{};
+  const json::object* obj = out.doc.if_object();
+  if (!obj) return envelope_error(line_number, "an envelope must be a JSON object");
+
+  bool has_payload = false;
+  std::optional<std::int32_t> partition;
+  std::optional<std::int64_t> offset;
+  out.view.topic = default_topic;
+  for (const json::key_value_pair& kv : *obj) {
+    const std::string_view key(kv.key().data(), kv.key().size());
+    const json::value& v = kv.value();
+    if (key == "topic") {
+      if (!v.is_string()) return envelope_error(line_number, "\"topic\" must be a string");
+      out.view.topic = std::string_view(v.get_string().data(), v.get_string().size());
+    } else if (key == "partition") {
+      if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > std::numeric_limits<std::int32_t>::max())
+        return envelope_error(line_number, "\"partition\" must be a non-negative 32-bit integer");
+      partition = static_cast<std::int32_t>(v.get_int64());
+    } else if (key == "offset") {
+      if (!v.is_int64() || v.get_int64() < 0)
+        return envelope_error(line_number, "\"offset\" must be a non-negative integer");
+      offset = v.get_int64();
+    } else if (key == "ts") {
+      if (!v.is_int64()) return envelope_error(line_number, "\"ts\" must be an integer (milliseconds)");
+      out.view.timestamp = v.get_int64();
+    } else if (key == "key") {
+      if (!v.is_null() && !v.is_string())
+        return envelope_error(line_number, "\"key\" must be a string or null");
+      out.view.key = optional_string(v);
+    } else if (key == "payload") {
+      if (!v.is_null() && !v.is_string())
+        return envelope_error(line_number,
+                              "\"payload\" must be a string (the record value) or null (a tombstone)");
+      out.view.value = optional_string(v);
+      has_payload = true;
+    } else if (key == "headers") {
+      if (!read_headers(v, out.headers))
+        return envelope_error(
+            line_number,
+            "\"headers\" must be [name, value, ...] or {name: value} with string or null values");
+    } else if (key == "tstype" || key == "broker" || key == "key_schema_id" || key == "value_schema_id") {
+      // Informational members kcat writes; they do not affect processing.
+    } else {
+      return envelope_error(line_number,
+                            "unknown member \"" + std::string(key) +
+                                "\" (an envelope has topic, partition, offset, ts, key, payload, "
+                                "headers)");
+    }
+  }
+  if (!has_payload) return envelope_error(line_number, "missing \"payload\" (use null for a tombstone)");
+  out.view.partition = partition.value_or(0);
+  std::int64_t& next = next_offset[out.view.partition];
+  out.view.offset = offset.value_or(next);
+  next = out.view.offset + 1;
+  out.view.headers = std::span<const header_view>(out.headers);
+  return {};
+}
+
+envelope_source::envelope_source(std::istream& in, std::string default_topic, std::size_t batch_size)
+    : in_(&in), default_topic_(std::move(default_topic)), batch_size_(batch_size == 0 ? 1 : batch_size) {
+  // Views point into these; they are sized once so they never reallocate.
+  parsed_.resize(batch_size_);
+  views_.reserve(batch_size_);
+}
+
+boost::asio::awaitable<result<std::span<const record_view>>> envelope_source::async_next_batch() {
+  views_.clear();
+  if (pending_error_) {
+    diagnostic d = std::move(*pending_error_);
+    pending_error_.reset();
+    co_return d;
+  }
+  while (views_.size() < batch_size_ && std::getline(*in_, line_)) {
+    ++line_number_;
+    std::string_view line(line_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank lines separate nothing
+    parsed_envelope& slot = parsed_[views_.size()];
+    if (result<void> r = parse_envelope(line, line_number_, default_topic_, next_offset_, slot); !r) {
+      // The records before a broken line are good input: hand them out
+      // first and report the broken line on the next call, so their outputs
+      // are written as they would be had the line come in a later batch.
+      if (views_.empty()) co_return std::move(r.error());
+      pending_error_ = std::move(r.error());
+      break;
+    }
+    views_.push_back(slot.view);
+  }
+  if (in_->bad()) {
+    diagnostic d;
+    d.phase = phase::record;
+    d.code = "read_failed";
+    d.message = "reading the input failed after line " + std::to_string(line_number_);
+    co_return d;
+  }
+  co_return std::span<const record_view>(views_);
+}
+
+envelope_sink::envelope_sink(std::ostream& out, std::string sink_topic)
+    : out_(&out), sink_topic_(std::move(sink_topic)) {}
+
+void envelope_sink::emit(const record_view& in, std::string_view value) {
+  buffer_ += "{\"topic\":";
+  append_json_string(buffer_, sink_topic_);
+  buffer_ += ",\"key\":";
+  if (in.key)
+    append_json_string(buffer_, *in.key);
+  else
+    buffer_ += "null";
+  buffer_ += ",\"payload\":";
+  append_json_string(buffer_, value);
+  if (in.timestamp) {
+    buffer_ += ",\"ts\":";
+    buffer_ += std::to_string(*in.timestamp);
+  }
+  if (!in.headers.empty()) {
+    buffer_ += ",\"headers\":[";
+    bool first = true;
+    for (const header_view& h : in.headers) {
+      if (!first) buffer_ += ',';
+      first = false;
+      append_json_string(buffer_, h.name);
+      buffer_ += ',';
+      if (h.value)
+        append_json_string(buffer_, *h.value);
+      else
+        buffer_ += "null";
+    }
+    buffer_ += ']';
+  }
+  buffer_ += ",\"source\":{\"topic\":";
+  append_json_string(buffer_, in.topic);
+  buffer_ +=
+      ",\"partition\":" + std::to_string(in.partition) + ",\"offset\":" + std::to_string(in.offset) + "}}\n";
+}
+
+boost::asio::awaitable<result<void>> envelope_sink::async_flush() {
+  out_->write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  out_->flush();
+  buffer_.clear();
+  if (!*out_) {
+    diagnostic d;
+    d.phase = phase::record;
+    d.code = "write_failed";
+    d.message = "writing the output failed";
+    co_return d;
+  }
+  co_return result<void>{};
+}
+
+run_result replay(const plan::plan& p, std::istream& in, std::ostream& out) {
+  boost::asio::io_context io;
+  auto done = boost::asio::co_spawn(
+      io,
+      run_pipeline(envelope_source(in, p.schema.topic), envelope_sink(out, p.identity.sink_topic),
+                   operators::stage_pipeline(p)),
+      boost::asio::use_future);
+  io.run();
+  // get() rethrows what the coroutine threw: only bugs throw here.
+  return done.get();
+}
+
+}  // namespace streamt::engine

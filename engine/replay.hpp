@@ -1,0 +1,96 @@
+#pragma once
+// Offline replay (`streamt replay`): the plan's pipeline driven by a file of
+// records in kcat's `-J` envelope, one JSON object a line:
+//   {"topic":"orders","partition":0,"offset":9,"tstype":"create","ts":1700000000000,
+//    "broker":1,"headers":["trace","abc"],"key":"a","payload":"{\"id\":\"a\",\"amount\":120}"}
+// so `kcat -C -J -b ... -t orders | streamt replay plan.json` works. Output
+// records are written one envelope a line to stdout (see envelope_sink).
+//
+// Envelope rules: `payload` is required (null is a tombstone); `key` absent
+// or null is a null key; `partition` defaults to 0 and `offset` to one past
+// the previous record of that partition (so hand-written files need
+// neither); `headers` is kcat's flat array [name, value, ...] or an object
+// {name: value | [values]}; `tstype`, `broker` and kcat's `*_schema_id` are
+// ignored; any other member is an error. Key and payload bytes need not be
+// valid UTF-8 in the envelope (kcat writes binary keys raw); the payload is
+// validated as UTF-8 JSON by the decode stage like any record value.
+
+#include "engine/pipeline.hpp"
+#include "engine/record.hpp"
+#include "plan/diagnostic.hpp"
+#include "plan/plan.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamt::engine {
+
+inline constexpr std::size_t max_envelope_line_bytes = 16 * 1024 * 1024;
+
+// Parses one envelope line. Exposed for tests; `next_offset` carries the
+// default offsets per partition between lines. Errors: phase::record, code
+// `malformed_envelope`, message naming the input line.
+struct parsed_envelope {
+  boost::json::value doc;  // owns the strings the views below point into
+  record_view view;
+  std::vector<header_view> headers;
+};
+result<void> parse_envelope(std::string_view line, std::size_t line_number, std::string_view default_topic,
+                            std::map<std::int32_t, std::int64_t>& next_offset, parsed_envelope& out);
+
+class envelope_source {
+ public:
+  envelope_source(std::istream& in, std::string default_topic, std::size_t batch_size = 512);
+
+  // Completes with the next batch (empty at end of input) or a
+  // malformed_envelope / io diagnostic. Views stay valid until the next call.
+  boost::asio::awaitable<result<std::span<const record_view>>> async_next_batch();
+
+ private:
+  std::istream* in_;
+  std::string default_topic_;
+  std::size_t batch_size_;
+  std::size_t line_number_ = 0;
+  std::map<std::int32_t, std::int64_t> next_offset_;
+  std::string line_;
+  std::vector<parsed_envelope> parsed_;
+  std::vector<record_view> views_;
+  std::optional<diagnostic> pending_error_;
+};
+
+// Writes each output record as one line:
+//   {"topic":"big-orders","key":"a","payload":"{\"id\":\"a\",\"amount\":120}",
+//    "ts":1700000000000,"headers":["trace","abc"],
+//    "source":{"topic":"orders","partition":0,"offset":9}}
+// `ts` and `headers` appear when the input had them. The output partition is
+// not written: the Kafka producer chooses it from the key (murmur2).
+class envelope_sink {
+ public:
+  envelope_sink(std::ostream& out, std::string sink_topic);
+
+  void emit(const record_view& in, std::string_view value);
+  // Writes what was emitted since the last flush; fails if the stream did.
+  boost::asio::awaitable<result<void>> async_flush();
+
+ private:
+  std::ostream* out_;
+  std::string sink_topic_;
+  std::string buffer_;
+};
+
+// Runs the whole replay on a private io_context: reads `in` to its end or to
+// the first invalid record, writing outputs to `out` as it goes.
+run_result replay(const plan::plan& p, std::istream& in, std::ostream& out);
+
+}  // namespace streamt::engine

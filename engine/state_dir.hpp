@@ -1,0 +1,61 @@
+#pragma once
+// The state directory (`streamt run --state-dir`, BRIEF §5). It holds:
+//   lock           an flock held while a process runs from this directory, so
+//                  two processes can't run the same identity from it;
+//   identity.json  the identity of the plan last run here, and this
+//                  instance's id (part of its transactional id);
+//   plan.json      the last plan run here (to tell a changed predicate, which
+//                  is allowed, from a changed projection, which needs
+//                  --allow-output-change);
+//   history        one line per start: UTC time and plan digest.
+//
+// The instance id makes transactional ids stable across restarts of the same
+// instance (same directory) and unique across concurrent instances (each
+// has its own directory). Keeping it here rather than deriving it from the
+// host name means a moved container keeps fencing its own zombie.
+
+#include "plan/diagnostic.hpp"
+#include "plan/plan.hpp"
+
+#include <string>
+
+namespace streamt::engine {
+
+class state_dir {
+ public:
+  // Creates the directory if needed and takes its lock. Errors (code):
+  // `state_dir_unusable` (cannot create or write it), `state_dir_locked`
+  // (another process holds it; the message names its pid).
+  static result<state_dir> open(const std::string& path);
+
+  // Compares `next` with the plan last run here and records it if allowed.
+  // Refused (code `identity_changed`): another application id, source or
+  // sink topic, or operator names. Refused unless `allow_output_change`
+  // (code `output_changed`): another projection or source schema. Allowed: a
+  // changed predicate. On the first run the identity is recorded and a new
+  // instance id is made.
+  result<void> admit(const plan::plan& next, bool allow_output_change);
+
+  // This instance's id: 16 lowercase hex digits, fixed after the first admit().
+  const std::string& instance_id() const noexcept { return instance_id_; }
+  const std::string& path() const noexcept { return path_; }
+  // Whether admit() found no earlier plan here (a new instance).
+  bool first_run() const noexcept { return first_run_; }
+
+  state_dir(state_dir&& other) noexcept;
+  state_dir& operator=(state_dir&&) = delete;
+  state_dir(const state_dir&) = delete;
+  ~state_dir();  // releases the lock
+
+ private:
+  state_dir() = default;
+  std::string path_;
+  int lock_fd_ = -1;  // the open lock file; -1 once moved from
+  std::string instance_id_;
+  bool first_run_ = false;
+};
+
+// The transactional id of an instance: "<application id>-<instance id>".
+std::string transactional_id(const plan::plan& p, const state_dir& dir);
+
+}  // namespace streamt::engine

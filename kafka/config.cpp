@@ -1,0 +1,273 @@
+#include "kafka/config.hpp"
+
+#include <array>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace streamt::kafka {
+namespace {
+
+constexpr std::array<std::string_view, 16> owned_keys{
+    "group.id",                       // the application id; the group is our identity
+    "transactional.id",               // derived from the application id and instance
+    "isolation.level",                // read_committed, or aborted output is read
+    "enable.auto.commit",             // offsets are committed only inside the transaction
+    "auto.commit.enable",             // librdkafka's alias of enable.auto.commit
+    "enable.auto.offset.store",       // the engine stores offsets, after the output is produced
+    "offset.store.method",            // "file" would keep offsets outside Kafka
+    "enable.idempotence",             // required by transactions
+    "acks",                           // idempotence requires all
+    "request.required.acks",          // librdkafka's alias of acks
+    "partitioner",                    // murmur2_random: keys land where Java puts them
+    "auto.offset.reset",              // the engine decides what a missing offset means
+    "partition.assignment.strategy",  // the rebalance code assumes cooperative-sticky
+    "enable.partition.eof",           // the poll loop does not expect EOF events
+    "group.protocol",                 // the rebalance code assumes the classic protocol
+    "group.remote.assignor",          // only meaningful with the new group protocol
+};
+
+bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\f'; }
+
+config_error syntax_error(std::size_t line, std::string message) {
+  return {errc::properties_syntax, {}, line, "line " + std::to_string(line) + ": " + message};
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::optional<char32_t> hex4(std::string_view s, std::size_t at) {
+  if (at + 4 > s.size()) return std::nullopt;
+  char32_t v = 0;
+  for (std::size_t i = at; i < at + 4; ++i) {
+    const char c = s[i];
+    v <<= 4;
+    if (c >= '0' && c <= '9')
+      v |= static_cast<char32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= static_cast<char32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= static_cast<char32_t>(c - 'A' + 10);
+    else
+      return std::nullopt;
+  }
+  return v;
+}
+
+config_result<std::string> unescape(std::string_view s, std::size_t line) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out += s[i];
+      continue;
+    }
+    if (++i == s.size()) break;  // a lone trailing backslash escapes nothing
+    switch (const char c = s[i]) {
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'u': {
+        auto cp = hex4(s, i + 1);
+        if (!cp) return syntax_error(line, "malformed \\uXXXX escape");
+        i += 4;
+        if (*cp >= 0xD800 && *cp <= 0xDBFF) {
+          // A UTF-16 high surrogate must be followed by an escaped low one.
+          const auto low =
+              (i + 2 < s.size() && s[i + 1] == '\\' && s[i + 2] == 'u') ? hex4(s, i + 3) : std::nullopt;
+          if (!low || *low < 0xDC00 || *low > 0xDFFF)
+            return syntax_error(line, "unpaired UTF-16 surrogate in \\u escape");
+          cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
+          i += 6;
+        } else if (*cp >= 0xDC00 && *cp <= 0xDFFF) {
+          return syntax_error(line, "unpaired UTF-16 surrogate in \\u escape");
+        }
+        append_utf8(out, *cp);
+        break;
+      }
+      default:
+        out += c;
+        break;
+    }
+  }
+  return out;
+}
+
+struct logical_line {
+  std::string text;
+  std::size_t line = 0;  // where it started
+};
+
+// Joins continuation lines and drops comments and blank lines.
+std::vector<logical_line> logical_lines(std::string_view text) {
+  std::vector<logical_line> lines;
+  std::optional<logical_line> current;
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = pos;
+    while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
+    std::string_view natural = text.substr(pos, end - pos);
+    // \n, \r and \r\n each end one natural line.
+    if (end + 1 < text.size() && text[end] == '\r' && text[end + 1] == '\n')
+      pos = end + 2;
+    else
+      pos = end < text.size() ? end + 1 : end;
+    ++line_no;
+    std::size_t start = 0;
+    while (start < natural.size() && is_space(natural[start])) ++start;
+    natural.remove_prefix(start);
+    if (!current) {
+      if (natural.empty() || natural.front() == '#' || natural.front() == '!') continue;
+      current = logical_line{{}, line_no};
+    }
+    std::size_t backslashes = 0;
+    while (backslashes < natural.size() && natural[natural.size() - 1 - backslashes] == '\\') ++backslashes;
+    if (backslashes % 2 == 1) {
+      current->text.append(natural.substr(0, natural.size() - 1));
+      continue;
+    }
+    current->text.append(natural);
+    lines.push_back(std::move(*current));
+    current.reset();
+  }
+  if (current) lines.push_back(std::move(*current));
+  return lines;
+}
+
+}  // namespace
+
+std::span<const std::string_view> engine_owned_keys() noexcept { return owned_keys; }
+
+bool is_engine_owned(std::string_view key) noexcept {
+  for (auto k : owned_keys)
+    if (k == key) return true;
+  return false;
+}
+
+config_result<void> check_user_settings(const settings& user) {
+  for (const auto& s : user) {
+    if (is_engine_owned(s.key)) {
+      return config_error{errc::engine_owned_setting, s.key, 0,
+                          "setting '" + s.key +
+                              "' is owned by the engine (exactly-once depends on its value) and cannot be "
+                              "overridden with -X or --config"};
+    }
+  }
+  return {};
+}
+
+bool is_secret(std::string_view key) noexcept {
+  constexpr std::array<std::string_view, 5> exact{
+      "ssl.key.pem", "sasl.oauthbearer.config", "sasl.jaas.config", "sasl.oauthbearer.extensions", "ssl_key"};
+  for (auto k : exact)
+    if (k == key) return true;
+  // Covers sasl.password, ssl.key.password, ssl.keystore.password,
+  // sasl.oauthbearer.client.secret and any future *.password / *.secret.
+  return key.find("password") != std::string_view::npos || key.find("secret") != std::string_view::npos;
+}
+
+std::string redact(std::string_view key, std::string_view value) {
+  return is_secret(key) ? std::string("[redacted]") : std::string(value);
+}
+
+std::string redacted(const settings& s) {
+  std::string out;
+  for (const auto& kv : s) {
+    if (!out.empty()) out += ' ';
+    out += kv.key;
+    out += '=';
+    out += redact(kv.key, kv.value);
+  }
+  return out;
+}
+
+config_result<void> apply(rd_kafka_conf_t* conf, const setting& s) {
+  char errstr[512] = {};
+  const auto r = rd_kafka_conf_set(conf, s.key.c_str(), s.value.c_str(), errstr, sizeof errstr);
+  if (r == RD_KAFKA_CONF_OK) return {};
+  std::string message = "setting '" + s.key + "': ";
+  if (is_secret(s.key))
+    message += "rejected by librdkafka (message withheld: the key holds a secret)";
+  else
+    message += errstr;
+  return config_error{errc::invalid_setting, s.key, 0, std::move(message)};
+}
+
+config_result<conf_ptr> build_conf(const settings& engine, const settings& user) {
+  if (auto r = check_user_settings(user); !r) return r.error();
+  conf_ptr conf(rd_kafka_conf_new());
+  for (const auto& s : user)
+    if (auto r = apply(conf.get(), s); !r) return r.error();
+  for (const auto& s : engine)
+    if (auto r = apply(conf.get(), s); !r) return r.error();
+  return conf;
+}
+
+config_result<setting> parse_setting(std::string_view text) {
+  const auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return config_error{
+        errc::invalid_setting, std::string(text.substr(0, eq)), 0,
+        "expected key=value, got '" + std::string(text.substr(0, eq)) + (eq == 0 ? "=...'" : "'")};
+  }
+  return setting{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
+}
+
+config_result<settings> parse_properties(std::string_view text) {
+  settings out;
+  for (const auto& l : logical_lines(text)) {
+    const std::string_view s = l.text;
+    std::size_t i = 0;
+    while (i < s.size() && s[i] != '=' && s[i] != ':' && !is_space(s[i])) i += (s[i] == '\\') ? 2 : 1;
+    if (i > s.size()) i = s.size();
+    const std::string_view raw_key = s.substr(0, i);
+    while (i < s.size() && is_space(s[i])) ++i;
+    if (i < s.size() && (s[i] == '=' || s[i] == ':')) ++i;
+    while (i < s.size() && is_space(s[i])) ++i;
+    auto key = unescape(raw_key, l.line);
+    if (!key) return key.error();
+    if (key->empty()) return syntax_error(l.line, "empty key");
+    auto value = unescape(s.substr(i), l.line);
+    if (!value) return value.error();
+    out.push_back({std::move(*key), std::move(*value)});
+  }
+  return out;
+}
+
+config_result<settings> read_properties_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return config_error{errc::file_unreadable, {}, 0, "cannot open " + path.string()};
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return config_error{errc::file_unreadable, {}, 0, "cannot read " + path.string()};
+  auto r = parse_properties(buffer.str());
+  if (!r) r.error().message = path.string() + ": " + r.error().message;
+  return r;
+}
+
+}  // namespace streamt::kafka

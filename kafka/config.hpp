@@ -1,0 +1,87 @@
+#pragma once
+// librdkafka configuration: building rd_kafka_conf_t from key/value settings,
+// guarding the settings exactly-once depends on, keeping secrets out of logs,
+// and reading `--config FILE` in Java properties syntax.
+//
+// Every failure is a value naming the key, never an exception.
+
+#include "kafka/error.hpp"
+#include "kafka/handles.hpp"
+
+#include <boost/assert/source_location.hpp>
+#include <boost/system/result.hpp>
+
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamt::kafka {
+
+struct setting {
+  std::string key;
+  std::string value;
+  friend bool operator==(const setting&, const setting&) = default;
+};
+// In order of appearance; a later entry for the same key wins, as in
+// librdkafka and Java's Properties.
+using settings = std::vector<setting>;
+
+struct config_error {
+  errc code = errc::invalid_setting;
+  std::string key;       // the offending key, empty when the error has none
+  std::size_t line = 0;  // 1-based line in a properties file, 0 otherwise
+  std::string message;   // names the key; never contains a secret value
+};
+
+// result::value() on an error is a bug in the caller.
+[[noreturn]] inline void throw_exception_from_error(const config_error& e, const boost::source_location&) {
+  throw std::logic_error("unchecked kafka config result: " + e.message);
+}
+
+template <class T>
+using config_result = boost::system::result<T, config_error>;
+
+// Keys (and their librdkafka aliases) whose value the engine sets itself
+// because exactly-once depends on it: overriding isolation.level would read
+// aborted output, enable.auto.commit would commit offsets outside the
+// transaction, partitioner would move keys away from where a Java producer
+// puts them.
+std::span<const std::string_view> engine_owned_keys() noexcept;
+bool is_engine_owned(std::string_view key) noexcept;
+
+// The first engine-owned key among `user`, as an error that names it.
+config_result<void> check_user_settings(const settings& user);
+
+// True for keys whose value is a secret: *.password, *.secret, private keys,
+// SASL/OAuth configuration strings, Java JAAS configs.
+bool is_secret(std::string_view key) noexcept;
+// `value` itself, or "[redacted]" for a secret key.
+std::string redact(std::string_view key, std::string_view value);
+// "k1=v1 k2=[redacted] ..." for one log line.
+std::string redacted(const settings& s);
+
+// A new rd_kafka_conf_t with `user` applied (after check_user_settings) and
+// then `engine` (so the engine's values are the ones in force). librdkafka's
+// message for a rejected value can quote the value; for a secret key we
+// replace it so the secret can't reach a log through the error.
+config_result<conf_ptr> build_conf(const settings& engine, const settings& user);
+// Applies one setting to an existing conf with the same error rules.
+config_result<void> apply(rd_kafka_conf_t* conf, const setting& s);
+
+// `-X key=value`: splits at the first '='; the key must be non-empty.
+config_result<setting> parse_setting(std::string_view text);
+
+// Java properties (java.util.Properties.load): `key=value`, `key: value` and
+// `key value`; `#` and `!` comment lines; a line ending in an odd number of
+// backslashes continues on the next, whose leading whitespace is dropped;
+// escapes \t \n \r \f \uXXXX (emitted as UTF-8) and \<other> for <other>.
+// Unlike Java's byte-stream loader (ISO-8859-1) the text is taken as UTF-8,
+// which is what Kafka users write in practice. A malformed \u escape is an
+// error with its line number.
+config_result<settings> parse_properties(std::string_view text);
+config_result<settings> read_properties_file(const std::filesystem::path& path);
+
+}  // namespace streamt::kafka

@@ -1,0 +1,230 @@
+#include "kafka/consumer.hpp"
+
+#include "kafka/blocking_call.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <cstring>
+
+namespace streamt::kafka {
+namespace {
+
+bool cooperative(rd_kafka_t* rk) { return std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0; }
+
+// Acknowledges a rebalance without the engine: only used while closing, when
+// the engine has already finished its transaction.
+void acknowledge_during_close(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                              rd_kafka_topic_partition_list_t* parts) {
+  if (cooperative(rk)) {
+    error_ptr e(err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? rd_kafka_incremental_assign(rk, parts)
+                                                            : rd_kafka_incremental_unassign(rk, parts));
+  } else {
+    rd_kafka_assign(rk, err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? parts : nullptr);
+  }
+}
+
+}  // namespace
+
+config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_executor ex,
+                                                          std::string group_id, const settings& user) {
+  const settings engine{
+      {"group.id", std::move(group_id)}, {"isolation.level", "read_committed"},
+      {"enable.auto.commit", "false"},   {"enable.auto.offset.store", "false"},
+      {"auto.offset.reset", "error"},    {"partition.assignment.strategy", "cooperative-sticky"},
+      {"enable.partition.eof", "false"},
+  };
+  auto conf = build_conf(engine, user);
+  if (!conf) return conf.error();
+
+  std::unique_ptr<consumer> self(new consumer());
+  rd_kafka_conf_set_opaque(conf->get(), self.get());
+  rd_kafka_conf_set_rebalance_cb(conf->get(), &consumer::on_rebalance);
+  rd_kafka_conf_set_error_cb(conf->get(), &consumer::on_error);
+
+  char errstr[512] = {};
+  // rd_kafka_new takes over the conf only on success.
+  self->rk_.reset(rd_kafka_new(RD_KAFKA_CONSUMER, conf->get(), errstr, sizeof errstr));
+  if (!self->rk_)
+    return config_error{errc::client_creation_failed, {}, 0, std::string("consumer: ") + errstr};
+  (void)conf->release();
+
+  if (const auto err = rd_kafka_poll_set_consumer(self->rk_.get()); err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return config_error{
+        errc::client_creation_failed, {}, 0, std::string("consumer: ") + rd_kafka_err2str(err)};
+  }
+  auto waker = queue_waker::create(std::move(ex), queue_ptr(rd_kafka_queue_get_consumer(self->rk_.get())));
+  if (!waker)
+    return config_error{errc::client_creation_failed, {}, 0, "consumer: " + waker.error().message()};
+  self->waker_.emplace(std::move(*waker));
+  return self;
+}
+
+consumer::~consumer() {
+  // Order matters: the waker drops its queue reference and disables the
+  // eventfd, the pool finishes any blocking call that uses the handle, and
+  // only then the handle goes.
+  waker_.reset();
+  blocking_.join();
+  if (rk_ && !closed_) rd_kafka_destroy_flags(rk_.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+}
+
+void consumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                            rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+  auto* self = static_cast<consumer*>(opaque);
+  if (self->closing_) {
+    acknowledge_during_close(rk, err, partitions);
+    return;
+  }
+  if (err != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+    // A rebalance failure (e.g. an assignor error): librdkafka expects the
+    // assignment to be dropped; the engine sees the error and stops.
+    self->pending_errors_.push_back({report_of(err), std::nullopt, no_offset});
+    rd_kafka_assign(rk, nullptr);
+    return;
+  }
+  rebalance_event ev;
+  ev.what = err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? rebalance_event::kind::assigned
+                                                        : rebalance_event::kind::revoked;
+  ev.lost = ev.what == rebalance_event::kind::revoked && rd_kafka_assignment_lost(rk) != 0;
+  ev.partitions = partitions_of(partitions);
+  self->pending_rebalances_.push_back(std::move(ev));
+}
+
+void consumer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  auto* self = static_cast<consumer*>(opaque);
+  auto code = static_cast<rd_kafka_resp_err_t>(err);
+  consumer_error e;
+  if (code == RD_KAFKA_RESP_ERR__FATAL) {
+    // The event carries only __FATAL; the underlying cause (e.g.
+    // FENCED_INSTANCE_ID) is what classification needs.
+    char buf[512] = {};
+    code = rd_kafka_fatal_error(rk, buf, sizeof buf);
+    e.error = {{code, false, false, true}, std::string(rd_kafka_err2name(code)) + " (fatal): " + buf};
+  } else {
+    // Client-level errors (all brokers down, resolution failures) are
+    // informational: librdkafka keeps retrying. We surface them, flagged
+    // retriable, so the engine can log them.
+    e.error = {{code, true, false, false}, std::string(rd_kafka_err2name(code)) + ": " + reason};
+  }
+  self->pending_errors_.push_back(std::move(e));
+}
+
+poll_batch consumer::drain(std::size_t max) {
+  poll_batch batch;
+  while (batch.messages.size() < max) {
+    message_ptr m(rd_kafka_consumer_poll(rk_.get(), 0));
+    if (m && m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      consumer_error e;
+      e.error = report_of(m->err);
+      e.error.message = std::string(rd_kafka_err2name(m->err)) + ": " + rd_kafka_message_errstr(m.get());
+      if (m->rkt != nullptr) e.partition = topic_partition{rd_kafka_topic_name(m->rkt), m->partition};
+      e.offset = m->offset;
+      batch.errors.push_back(std::move(e));
+    } else if (m) {
+      batch.messages.push_back(std::move(m));
+    }
+    for (auto& e : pending_errors_) batch.errors.push_back(std::move(e));
+    pending_errors_.clear();
+    if (!pending_rebalances_.empty()) {
+      batch.rebalance = std::move(pending_rebalances_.front());
+      pending_rebalances_.pop_front();
+      break;
+    }
+    if (!m || !batch.errors.empty()) break;
+  }
+  return batch;
+}
+
+boost::asio::awaitable<boost::system::result<poll_batch>> consumer::async_poll_batch(std::size_t max) {
+  for (;;) {
+    if (closing_ || closed_) co_return boost::system::error_code(errc::closed);
+    poll_batch batch = drain(max);
+    if (!batch.empty()) co_return batch;
+    // drain() just saw the queue empty, so the next enqueue writes the eventfd.
+    auto [ec] = co_await waker_->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    if (ec) co_return ec;
+  }
+}
+
+error_report consumer::subscribe(const std::vector<std::string>& topics) {
+  partition_list_ptr list(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
+  for (const auto& t : topics)
+    rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
+  return report_of(rd_kafka_subscribe(rk_.get(), list.get()));
+}
+
+error_report consumer::incremental_assign(const std::vector<partition_offset>& offsets) {
+  const auto list = to_list(offsets);
+  return take_error(rd_kafka_incremental_assign(rk_.get(), list.get()));
+}
+
+error_report consumer::incremental_unassign(const std::vector<topic_partition>& partitions) {
+  const auto list = to_list(partitions);
+  return take_error(rd_kafka_incremental_unassign(rk_.get(), list.get()));
+}
+
+kafka_result<std::vector<topic_partition>> consumer::assignment() const {
+  rd_kafka_topic_partition_list_t* raw = nullptr;
+  if (const auto err = rd_kafka_assignment(rk_.get(), &raw); err != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return report_of(err);
+  const partition_list_ptr list(raw);
+  return partitions_of(list.get());
+}
+
+boost::asio::awaitable<kafka_result<std::vector<partition_offset>>> consumer::async_committed(
+    std::vector<topic_partition> partitions, std::chrono::milliseconds timeout) {
+  rd_kafka_t* rk = rk_.get();
+  auto op = detail::run_blocking<kafka_result<std::vector<partition_offset>>>(
+      blocking_.get_executor(),
+      [rk, partitions = std::move(partitions), timeout]() -> kafka_result<std::vector<partition_offset>> {
+        const auto list = to_list(partitions);
+        const auto err = rd_kafka_committed(rk, list.get(), static_cast<int>(timeout.count()));
+        if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(err);
+        if (auto e = first_partition_error(list.get()); e.failed()) return e;
+        return offsets_of(list.get());
+      });
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<error_report> consumer::async_seek(std::vector<partition_offset> offsets) {
+  rd_kafka_t* rk = rk_.get();
+  auto op = detail::run_blocking<error_report>(
+      blocking_.get_executor(), [rk, offsets = std::move(offsets)]() -> error_report {
+        const auto list = to_list(offsets);
+        if (auto e = take_error(rd_kafka_seek_partitions(rk, list.get(), -1)); e.failed()) return e;
+        return first_partition_error(list.get());
+      });
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<kafka_result<watermarks>> consumer::async_query_watermarks(
+    topic_partition partition, std::chrono::milliseconds timeout) {
+  rd_kafka_t* rk = rk_.get();
+  auto op = detail::run_blocking<kafka_result<watermarks>>(
+      blocking_.get_executor(),
+      [rk, partition = std::move(partition), timeout]() -> kafka_result<watermarks> {
+        watermarks w;
+        const auto err = rd_kafka_query_watermark_offsets(rk, partition.topic.c_str(), partition.partition,
+                                                          &w.low, &w.high, static_cast<int>(timeout.count()));
+        if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(err);
+        return w;
+      });
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<error_report> consumer::async_close() {
+  closing_ = true;
+  rd_kafka_t* rk = rk_.get();
+  auto op = detail::run_blocking<error_report>(
+      blocking_.get_executor(), [rk]() -> error_report { return report_of(rd_kafka_consumer_close(rk)); });
+  auto result = co_await std::move(op);
+  closed_ = true;
+  co_return result;
+}
+
+group_metadata_ptr consumer::group_metadata() const {
+  return group_metadata_ptr(rd_kafka_consumer_group_metadata(rk_.get()));
+}
+
+}  // namespace streamt::kafka

@@ -1,0 +1,174 @@
+#pragma once
+// The consumer side of exactly-once: a thin, honest wrapper over a librdkafka
+// KafkaConsumer that never decides anything the engine must decide.
+//
+// Fixed settings (engine-owned, see config.hpp): group.id = the application
+// id; isolation.level=read_committed (aborted output is never read);
+// enable.auto.commit=false and enable.auto.offset.store=false (offsets are
+// committed only through the producer's transaction); auto.offset.reset=error
+// (a missing or out-of-range offset surfaces as an error the engine turns into
+// "start from earliest, and say so" or "refuse, naming the log start").
+//
+// partition.assignment.strategy=cooperative-sticky. With the eager `range`
+// strategy every rebalance revokes every partition of every member, so all
+// instances must finish their open transactions at once (stop-the-world).
+// Cooperative rebalancing revokes only the partitions that move; the engine
+// commits the open transaction (which carries the offsets of the revoked
+// partitions) before acknowledging the revoke, and keeps going on the rest.
+// Exactly-once does not depend on the choice: in both cases a revoke is
+// acknowledged only after the transaction holding those offsets committed or
+// aborted (and after an abort, every owned partition is rewound).
+//
+// Rebalances are not handled inside librdkafka's callback. The callback only
+// records a rebalance_event (plain data) which async_poll_batch returns; the
+// engine finishes its transaction and then calls incremental_assign /
+// incremental_unassign. librdkafka holds the group protocol until that call.
+//
+// The main queue is forwarded to the consumer queue (rd_kafka_poll_set_consumer)
+// so one queue_waker serves messages, rebalances and errors.
+//
+// Threads: all member functions are called from the io executor given to
+// create(), one at a time. The async_ functions that block (committed, seek,
+// watermarks, close) run on an internal one-thread pool.
+
+#include "kafka/config.hpp"
+#include "kafka/error.hpp"
+#include "kafka/handles.hpp"
+#include "kafka/queue_waker.hpp"
+#include "kafka/topic_partition.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace streamt::kafka {
+
+struct rebalance_event {
+  enum class kind { assigned, revoked };
+  kind what = kind::assigned;
+  // Revoked because the assignment was lost (session timeout, fenced member):
+  // another member may own these partitions already, so the open transaction
+  // can't commit their offsets; abort it.
+  bool lost = false;
+  std::vector<topic_partition> partitions;
+};
+
+struct consumer_error {
+  error_report error;
+  std::optional<topic_partition> partition;  // set for per-partition errors
+  std::int64_t offset = no_offset;           // the offset concerned, if any
+};
+
+struct poll_batch {
+  // Messages in the order librdkafka delivered them (per partition: offset order).
+  std::vector<message_ptr> messages;
+  // Errors seen while polling; the batch stops at the first one.
+  std::vector<consumer_error> errors;
+  // A rebalance ends the batch: process `messages` first, then handle it and
+  // acknowledge it with incremental_assign / incremental_unassign.
+  std::optional<rebalance_event> rebalance;
+
+  bool empty() const noexcept { return messages.empty() && errors.empty() && !rebalance; }
+};
+
+class consumer {
+ public:
+  // Creates the client (no network I/O yet). `user` holds bootstrap.servers
+  // and the user's -X / --config settings; an engine-owned key in it is an
+  // error naming that key.
+  static config_result<std::unique_ptr<consumer>> create(boost::asio::any_io_executor ex,
+                                                         std::string group_id, const settings& user);
+
+  consumer(const consumer&) = delete;
+  consumer& operator=(const consumer&) = delete;
+  // If async_close() did not complete, destroys the handle WITHOUT leaving the
+  // group (the terminal path: the group notices after session.timeout.ms);
+  // never blocks on the network.
+  ~consumer();
+
+  error_report subscribe(const std::vector<std::string>& topics);
+
+  // Up to `max` messages, or the errors/rebalance that interrupted them; waits
+  // (without polling timers) until at least one item is available.
+  //
+  // Completion: co_return result<poll_batch>; error: operation_aborted when
+  //   cancelled, errc::closed after async_close.
+  // Completes on: the awaiting coroutine's executor.
+  // Cancellation: the waiting part honours the coroutine's cancellation
+  //   (terminal by default); nothing is consumed when it is cancelled.
+  // On error: no message is lost; polling again resumes where it was.
+  boost::asio::awaitable<boost::system::result<poll_batch>> async_poll_batch(std::size_t max);
+
+  // Acknowledge a rebalance_event. `offsets` may carry the start offset per
+  // partition (absolute, RD_KAFKA_OFFSET_BEGINNING/END) or no_offset for
+  // "the committed offset". Non-blocking.
+  error_report incremental_assign(const std::vector<partition_offset>& offsets);
+  error_report incremental_unassign(const std::vector<topic_partition>& partitions);
+  kafka_result<std::vector<topic_partition>> assignment() const;
+
+  // Committed offsets of the group (no_offset where none). Blocking call run
+  // on the consumer's pool, bounded by `timeout`.
+  // Completion: co_return kafka_result<vector<partition_offset>>; completes on
+  //   the awaiting coroutine's executor; cancellation not honoured (bounded
+  //   by `timeout` instead); on error nothing changes.
+  boost::asio::awaitable<kafka_result<std::vector<partition_offset>>> async_committed(
+      std::vector<topic_partition> partitions, std::chrono::milliseconds timeout);
+
+  // Moves the fetch position of assigned partitions (the rewind after an
+  // abort). Messages fetched before the seek are discarded by librdkafka.
+  // Completion: co_return error_report (per-partition errors name the
+  //   partition); completes on the awaiting coroutine's executor; not
+  //   cancellable (a local operation, quick); on error positions may be
+  //   partly moved: rewinding again is safe.
+  boost::asio::awaitable<error_report> async_seek(std::vector<partition_offset> offsets);
+
+  // Log start and end offsets of one partition, from the broker.
+  // Completion: co_return kafka_result<watermarks>; completes on the awaiting
+  //   coroutine's executor; bounded by `timeout`, not cancellable.
+  boost::asio::awaitable<kafka_result<watermarks>> async_query_watermarks(topic_partition partition,
+                                                                          std::chrono::milliseconds timeout);
+
+  // Leaves the group explicitly (revoking and unassigning what we own, as the
+  // engine has finished its transaction by now) and stops fetching.
+  // Completion: co_return error_report; completes on the awaiting coroutine's
+  //   executor; not cancellable (bounded by session.timeout.ms inside
+  //   librdkafka); on error the consumer is closed anyway.
+  // Don't call async_poll_batch concurrently or afterwards.
+  boost::asio::awaitable<error_report> async_close();
+
+  // For send_offsets_to_transaction: the group's generation and member id, so
+  // the broker rejects offsets from a member that was rebalanced out (KIP-447).
+  group_metadata_ptr group_metadata() const;
+
+  rd_kafka_t* native_handle() const noexcept { return rk_.get(); }
+
+ private:
+  consumer() = default;
+  static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                           rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  poll_batch drain(std::size_t max);
+
+  kafka_ptr rk_;
+  boost::asio::thread_pool blocking_{1};
+  std::optional<queue_waker> waker_;
+  std::deque<rebalance_event> pending_rebalances_;
+  std::vector<consumer_error> pending_errors_;
+  // Set before rd_kafka_consumer_close runs on the pool: from then on the
+  // rebalance callback acknowledges revokes itself (on the pool thread) since
+  // nobody polls any more. Written before the post, read after it: the post
+  // orders the two.
+  bool closing_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace streamt::kafka

@@ -1,0 +1,177 @@
+#include "kafka/producer.hpp"
+
+#include "kafka/blocking_call.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace streamt::kafka {
+namespace {
+
+// librdkafka treats a null pointer as "null" and a non-null pointer with size
+// 0 as "empty"; an empty std::string_view may have a null data().
+const void* bytes_of(std::string_view s) { return s.data() != nullptr ? s.data() : ""; }
+
+error_report fatal_report(rd_kafka_t* rk) {
+  char buf[512] = {};
+  const auto code = rd_kafka_fatal_error(rk, buf, sizeof buf);
+  return {{code, false, false, true}, std::string(rd_kafka_err2name(code)) + " (fatal): " + buf};
+}
+
+}  // namespace
+
+config_result<std::unique_ptr<producer>> producer::create(boost::asio::any_io_executor ex,
+                                                          std::string transactional_id,
+                                                          const settings& user) {
+  const settings engine{
+      {"transactional.id", std::move(transactional_id)},
+      {"enable.idempotence", "true"},
+      {"acks", "all"},
+      {"partitioner", "murmur2_random"},
+  };
+  auto conf = build_conf(engine, user);
+  if (!conf) return conf.error();
+  // Delivery reports and errors become events on the main queue instead of
+  // callbacks run from inside a poll call.
+  rd_kafka_conf_set_events(conf->get(), RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR);
+
+  std::unique_ptr<producer> self(new producer());
+  char errstr[512] = {};
+  self->rk_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf->get(), errstr, sizeof errstr));
+  if (!self->rk_)
+    return config_error{errc::client_creation_failed, {}, 0, std::string("producer: ") + errstr};
+  (void)conf->release();
+
+  auto waker = queue_waker::create(std::move(ex), queue_ptr(rd_kafka_queue_get_main(self->rk_.get())));
+  if (!waker)
+    return config_error{errc::client_creation_failed, {}, 0, "producer: " + waker.error().message()};
+  self->waker_.emplace(std::move(*waker));
+  return self;
+}
+
+producer::~producer() {
+  waker_.reset();
+  txn_pool_.join();
+}
+
+error_report producer::produce(std::string_view topic, const outgoing_record& record) {
+  headers_ptr headers;
+  if (!record.headers.empty()) {
+    headers.reset(rd_kafka_headers_new(record.headers.size()));
+    for (const auto& h : record.headers) {
+      rd_kafka_header_add(headers.get(), h.name.data(), static_cast<ssize_t>(h.name.size()),
+                          h.value ? bytes_of(*h.value) : nullptr,
+                          h.value ? static_cast<ssize_t>(h.value->size()) : 0);
+    }
+  }
+  const std::string topic_name(topic);
+  rd_kafka_vu_t vu[8];
+  std::size_t n = 0;
+  vu[n].vtype = RD_KAFKA_VTYPE_TOPIC;
+  vu[n++].u.cstr = topic_name.c_str();
+  vu[n].vtype = RD_KAFKA_VTYPE_PARTITION;
+  vu[n++].u.i32 = RD_KAFKA_PARTITION_UA;
+  vu[n].vtype = RD_KAFKA_VTYPE_MSGFLAGS;
+  vu[n++].u.i = RD_KAFKA_MSG_F_COPY;
+  vu[n].vtype = RD_KAFKA_VTYPE_VALUE;
+  vu[n].u.mem.ptr = record.value ? const_cast<void*>(bytes_of(*record.value)) : nullptr;
+  vu[n++].u.mem.size = record.value ? record.value->size() : 0;
+  vu[n].vtype = RD_KAFKA_VTYPE_KEY;
+  vu[n].u.mem.ptr = record.key ? const_cast<void*>(bytes_of(*record.key)) : nullptr;
+  vu[n++].u.mem.size = record.key ? record.key->size() : 0;
+  vu[n].vtype = RD_KAFKA_VTYPE_TIMESTAMP;
+  vu[n++].u.i64 = record.timestamp_ms;
+  vu[n].vtype = RD_KAFKA_VTYPE_OPAQUE;
+  vu[n++].u.ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(record.opaque));
+  if (headers) {
+    vu[n].vtype = RD_KAFKA_VTYPE_HEADERS;
+    vu[n++].u.headers = headers.get();
+  }
+  auto result = take_error(rd_kafka_produceva(rk_.get(), vu, n));
+  // librdkafka owns the headers only if the record was accepted.
+  if (!result.failed()) (void)headers.release();
+  return result;
+}
+
+void producer::drain(std::size_t max, producer_events& out) {
+  while (out.deliveries.size() < max) {
+    event_ptr ev(rd_kafka_queue_poll(waker_->queue(), 0));
+    if (!ev) return;
+    switch (rd_kafka_event_type(ev.get())) {
+      case RD_KAFKA_EVENT_DR:
+        while (const rd_kafka_message_t* m = rd_kafka_event_message_next(ev.get())) {
+          delivery_report r;
+          r.partition = {rd_kafka_topic_name(m->rkt), m->partition};
+          r.offset = m->offset;
+          r.opaque = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(m->_private));
+          if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            r.error = report_of(m->err);
+            r.error.message = std::string(rd_kafka_err2name(m->err)) + ": " + rd_kafka_message_errstr(m);
+          }
+          out.deliveries.push_back(std::move(r));
+        }
+        break;
+      case RD_KAFKA_EVENT_ERROR:
+        if (rd_kafka_event_error_is_fatal(ev.get())) {
+          out.errors.push_back(fatal_report(rk_.get()));
+        } else {
+          // Non-fatal client errors are informational: librdkafka retries.
+          const auto code = rd_kafka_event_error(ev.get());
+          out.errors.push_back(
+              {{code, true, false, false},
+               std::string(rd_kafka_err2name(code)) + ": " + rd_kafka_event_error_string(ev.get())});
+        }
+        break;
+      default:
+        break;  // not enabled; destroyed unread
+    }
+  }
+}
+
+boost::asio::awaitable<boost::system::result<producer_events>> producer::async_poll_events(std::size_t max) {
+  for (;;) {
+    producer_events out;
+    drain(max, out);
+    if (!out.empty()) co_return out;
+    auto [ec] = co_await waker_->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    if (ec) co_return ec;
+  }
+}
+
+template <class F>
+boost::asio::awaitable<error_report> producer::run_transactional(F call) {
+  auto op = detail::run_blocking<error_report>(txn_pool_.get_executor(), std::move(call));
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<error_report> producer::async_init_transactions() {
+  rd_kafka_t* rk = rk_.get();
+  return run_transactional([rk] { return take_error(rd_kafka_init_transactions(rk, -1)); });
+}
+
+error_report producer::begin_transaction() { return take_error(rd_kafka_begin_transaction(rk_.get())); }
+
+boost::asio::awaitable<error_report> producer::async_send_offsets_to_transaction(
+    std::vector<partition_offset> offsets, group_metadata_ptr group) {
+  rd_kafka_t* rk = rk_.get();
+  return run_transactional([rk, offsets = std::move(offsets), group = std::move(group)] {
+    const auto list = to_list(offsets);
+    return take_error(rd_kafka_send_offsets_to_transaction(rk, list.get(), group.get(), -1));
+  });
+}
+
+boost::asio::awaitable<error_report> producer::async_commit_transaction() {
+  rd_kafka_t* rk = rk_.get();
+  return run_transactional([rk] { return take_error(rd_kafka_commit_transaction(rk, -1)); });
+}
+
+boost::asio::awaitable<error_report> producer::async_abort_transaction() {
+  rd_kafka_t* rk = rk_.get();
+  return run_transactional([rk] { return take_error(rd_kafka_abort_transaction(rk, -1)); });
+}
+
+std::size_t producer::outstanding() const noexcept {
+  return static_cast<std::size_t>(rd_kafka_outq_len(rk_.get()));
+}
+
+}  // namespace streamt::kafka

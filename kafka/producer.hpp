@@ -1,0 +1,155 @@
+#pragma once
+// The producer side of exactly-once: a transactional, idempotent librdkafka
+// producer, wrapped thinly.
+//
+// Fixed settings (engine-owned, see config.hpp): transactional.id (stable per
+// instance, from the application id), enable.idempotence=true, acks=all, and
+// partitioner=murmur2_random. murmur2_random hashes a non-null key with
+// murmur2, exactly as the Java client's default partitioner, so a key lands
+// on the partition a Java producer would choose. For a null key the Java
+// client uses its sticky partitioner (fill one batch, then move on) while
+// murmur2_random picks a random partition per record; both spread null-keyed
+// records arbitrarily and neither is a placement anyone can rely on, so the
+// difference is throughput only.
+//
+// Delivery reports and client errors arrive as events on the main queue
+// (rd_kafka_conf_set_events), woken by a queue_waker, and are handed out by
+// async_poll_events. (librdkafka's separate "background queue" may not be
+// polled by the application, so it can't serve a waker.)
+//
+// The transactional calls that block run on a one-thread pool owned by the
+// producer, always with timeout -1 (librdkafka then bounds them by
+// transaction.timeout.ms / its own retry logic), while the caller's io_context
+// keeps serving delivery reports: commit_transaction waits for all of them.
+// They complete back on the awaiting coroutine's executor with the error
+// copied out as plain data (error_report). None honours cancellation: a
+// started commit must run to an outcome (STYLE.md), and completing any of
+// them early would let the next transactional call overlap with it.
+//
+// Threads: member functions are called from the io executor given to
+// create(), one transactional call at a time. Keep the producer alive until
+// every async call completed.
+
+#include "kafka/config.hpp"
+#include "kafka/error.hpp"
+#include "kafka/handles.hpp"
+#include "kafka/queue_waker.hpp"
+#include "kafka/topic_partition.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/system/result.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamt::kafka {
+
+struct header_view {
+  std::string_view name;
+  std::optional<std::string_view> value;  // nullopt: a null header value
+};
+
+// Views into the caller's buffers; produce() copies everything before it
+// returns, so the buffers may be reused at once.
+struct outgoing_record {
+  std::optional<std::string_view> key{};    // nullopt: null key
+  std::optional<std::string_view> value{};  // nullopt: null value; "" is an empty, non-null value
+  std::span<const header_view> headers{};
+  std::int64_t timestamp_ms = 0;  // 0: librdkafka stamps the current time
+  std::uint64_t opaque = 0;       // returned in the delivery report
+};
+
+struct delivery_report {
+  topic_partition partition;
+  std::int64_t offset = no_offset;
+  std::uint64_t opaque = 0;
+  error_report error;  // success, or why the record was not written
+};
+
+struct producer_events {
+  std::vector<delivery_report> deliveries;
+  std::vector<error_report> errors;  // client-level; a fatal one ends the producer
+  bool empty() const noexcept { return deliveries.empty() && errors.empty(); }
+};
+
+class producer {
+ public:
+  static config_result<std::unique_ptr<producer>> create(boost::asio::any_io_executor ex,
+                                                         std::string transactional_id, const settings& user);
+
+  producer(const producer&) = delete;
+  producer& operator=(const producer&) = delete;
+  // Joins the transactional pool, then destroys the handle without flushing:
+  // an open transaction is left to the broker's transaction timeout.
+  ~producer();
+
+  // Enqueues one record for `topic` (partitioned by key), copying key, value
+  // and headers. Non-blocking. QUEUE_FULL means: serve delivery reports
+  // (async_poll_events), then try again.
+  error_report produce(std::string_view topic, const outgoing_record& record);
+
+  // Delivery reports and client errors, at least one item, up to about `max`
+  // deliveries; waits without polling timers.
+  // Completion: co_return result<producer_events>; operation_aborted when
+  //   cancelled. Completes on the awaiting coroutine's executor. Cancellation:
+  //   as the coroutine's state allows (terminal by default); nothing is lost.
+  boost::asio::awaitable<boost::system::result<producer_events>> async_poll_events(std::size_t max);
+
+  // Registers the transactional id with the coordinator and fences older
+  // instances with the same id. Call once before the first transaction.
+  // Completion: co_return error_report (retriable: call again; fatal/fenced:
+  //   stop). Runs on the transactional pool, completes on the awaiting
+  //   coroutine's executor. Not cancellable.
+  boost::asio::awaitable<error_report> async_init_transactions();
+
+  // Local state change only, so not async.
+  error_report begin_transaction();
+
+  // Adds the consumed offsets to the open transaction, fenced by the group's
+  // generation (KIP-447). `offsets` are the NEXT offsets to consume.
+  // Completion: co_return error_report; retriable → call again, abortable →
+  //   abort. Pool → awaiting coroutine's executor. Not cancellable.
+  boost::asio::awaitable<error_report> async_send_offsets_to_transaction(
+      std::vector<partition_offset> offsets, group_metadata_ptr group);
+
+  // Flushes outstanding records and commits. In librdkafka's event mode a
+  // record stays outstanding until its delivery report has been polled, so
+  // this completes only while async_poll_events is being served on the io
+  // executor (e.g. `co_await (commit || serve_reports)`): the reason the call
+  // runs on its own thread. A retriable error (including a
+  // timeout) means the outcome is unknown: call it again, never abort.
+  // Completion: co_return error_report. Pool → awaiting coroutine's
+  //   executor. Not cancellable: once started it runs to an outcome.
+  boost::asio::awaitable<error_report> async_commit_transaction();
+
+  // Aborts the open transaction (purging unsent records). Like commit, it
+  // waits for the purged records' delivery reports to be polled.
+  // Completion: co_return error_report; retriable → call again. Pool →
+  //   awaiting coroutine's executor. Not cancellable.
+  boost::asio::awaitable<error_report> async_abort_transaction();
+
+  // Records produced but not yet acknowledged or failed.
+  std::size_t outstanding() const noexcept;
+
+  rd_kafka_t* native_handle() const noexcept { return rk_.get(); }
+
+ private:
+  producer() = default;
+  template <class F>
+  boost::asio::awaitable<error_report> run_transactional(F call);
+  void drain(std::size_t max, producer_events& out);
+
+  kafka_ptr rk_;
+  boost::asio::thread_pool txn_pool_{1};
+  std::optional<queue_waker> waker_;
+};
+
+}  // namespace streamt::kafka

@@ -1,0 +1,52 @@
+#include "kafka/topic_partition.hpp"
+
+namespace streamt::kafka {
+
+partition_list_ptr to_list(const std::vector<topic_partition>& partitions) {
+  partition_list_ptr list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
+  for (const auto& tp : partitions)
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition);
+  return list;
+}
+
+partition_list_ptr to_list(const std::vector<partition_offset>& offsets) {
+  partition_list_ptr list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
+  for (const auto& po : offsets) {
+    rd_kafka_topic_partition_list_add(list.get(), po.partition.topic.c_str(), po.partition.partition)
+        ->offset = po.offset;
+  }
+  return list;
+}
+
+std::vector<topic_partition> partitions_of(const rd_kafka_topic_partition_list_t* list) {
+  std::vector<topic_partition> out;
+  if (list == nullptr) return out;
+  out.reserve(static_cast<std::size_t>(list->cnt));
+  for (int i = 0; i < list->cnt; ++i) out.push_back({list->elems[i].topic, list->elems[i].partition});
+  return out;
+}
+
+std::vector<partition_offset> offsets_of(const rd_kafka_topic_partition_list_t* list) {
+  std::vector<partition_offset> out;
+  if (list == nullptr) return out;
+  out.reserve(static_cast<std::size_t>(list->cnt));
+  for (int i = 0; i < list->cnt; ++i) {
+    out.push_back({{list->elems[i].topic, list->elems[i].partition}, list->elems[i].offset});
+  }
+  return out;
+}
+
+error_report first_partition_error(const rd_kafka_topic_partition_list_t* list) {
+  if (list == nullptr) return {};
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    if (e.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      auto r = report_of(e.err);
+      r.message = std::string(e.topic) + "[" + std::to_string(e.partition) + "]: " + r.message;
+      return r;
+    }
+  }
+  return {};
+}
+
+}  // namespace streamt::kafka

@@ -1,0 +1,44 @@
+#pragma once
+// Partitions and offsets as owned plain data, and conversion to and from
+// librdkafka's rd_kafka_topic_partition_list_t.
+
+#include "kafka/error.hpp"
+#include "kafka/handles.hpp"
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace streamt::kafka {
+
+// librdkafka's "no offset" (nothing committed yet).
+inline constexpr std::int64_t no_offset = RD_KAFKA_OFFSET_INVALID;
+
+struct topic_partition {
+  std::string topic;
+  std::int32_t partition = 0;
+  friend auto operator<=>(const topic_partition&, const topic_partition&) = default;
+};
+
+struct partition_offset {
+  topic_partition partition;
+  // An absolute offset, no_offset, or RD_KAFKA_OFFSET_BEGINNING / _END when
+  // used to assign or seek.
+  std::int64_t offset = no_offset;
+  friend bool operator==(const partition_offset&, const partition_offset&) = default;
+};
+
+struct watermarks {
+  std::int64_t low = 0;   // log start offset (first retained record)
+  std::int64_t high = 0;  // end offset (next offset to be written)
+};
+
+partition_list_ptr to_list(const std::vector<topic_partition>& partitions);
+partition_list_ptr to_list(const std::vector<partition_offset>& offsets);
+std::vector<topic_partition> partitions_of(const rd_kafka_topic_partition_list_t* list);
+std::vector<partition_offset> offsets_of(const rd_kafka_topic_partition_list_t* list);
+// The first per-partition error in the list, naming the partition; success if none.
+error_report first_partition_error(const rd_kafka_topic_partition_list_t* list);
+
+}  // namespace streamt::kafka

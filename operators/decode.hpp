@@ -1,0 +1,93 @@
+#pragma once
+// decode: record value bytes → typed row, enforcing BRIEF §4.
+//
+// The value must be one UTF-8 JSON object holding exactly the declared
+// columns, each once, each with its declared JSON type (null only where the
+// column is nullable). Parsing is SAX-style (Boost.JSON's basic_parser, kept
+// in decode_state and reset per record), so no DOM is built and the first
+// offending token stops the parse: an unknown field fails as soon as its key
+// has been read, even if a syntax error follows.
+//
+// Failures fill a diagnostic (phase::record) with one of these stable codes:
+//   empty_value          the value has zero bytes (a tombstone is a null value, not an empty one)
+//   malformed_json       not JSON (syntax error, truncated document, ...)
+//   invalid_utf8         bytes that are not UTF-8, or a \u escape naming a lone
+//                        UTF-16 surrogate (\ud800 alone, \udc00): such a string
+//                        has no UTF-8 form, so it is refused rather than replaced
+//   not_an_object        the document is an array, string, number, boolean or null
+//   unknown_field        a key that is not a declared column
+//   duplicate_field      a declared column given twice
+//   missing_column       a declared column absent
+//   unexpected_null      null for a column that is not nullable
+//   wrong_type           a JSON type other than the column's: for BIGINT only a JSON
+//                        integer (no fraction, no exponent: 120.0, 1e2, -0.0 are
+//                        refused); for BOOLEAN only true/false; for STRING only a
+//                        string; objects and arrays never
+//   bigint_out_of_range  an integer outside [-9223372036854775808, 9223372036854775807]
+//   trailing_data        anything but whitespace after the object, including a
+//                        second JSON document
+//
+// `-0` is a valid JSON integer whose value is zero: a BIGINT column accepts it
+// and decodes it to 0 (its sign cannot be represented in int64 and carries no
+// meaning for an integer). `-0.0` is a fraction and is refused.
+//
+// Messages are short and name the column, what was expected and what was
+// found, with the 0-based byte offset within the value where it helps
+// ("column 'amount' expects BIGINT, found a string at byte 17"). They never
+// name topic, partition or offset: the engine adds those.
+
+#include "operators/row.hpp"
+#include "plan/diagnostic.hpp"
+#include "plan/plan.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace streamt::operators {
+
+// Immutable after construction; one per plan, shareable by reference.
+class decode_definition {
+ public:
+  explicit decode_definition(const plan::schema& s);
+
+  std::size_t column_count() const noexcept { return columns_.size(); }
+  const plan::column& column(std::size_t i) const noexcept { return columns_[i]; }
+
+  // The column named exactly `key` (byte-for-byte). `hint` is tried first:
+  // producers usually write fields in schema order, so passing the number of
+  // fields seen so far makes the common lookup a single comparison.
+  std::optional<std::size_t> find(std::string_view key, std::size_t hint) const noexcept;
+
+ private:
+  std::vector<plan::column> columns_;
+};
+
+// Per-pipeline mutable state: the parser and its scratch buffers. Movable (the
+// parser lives behind a pointer allocated once), not copyable, not shareable
+// between threads.
+class decode_state {
+ public:
+  decode_state();
+  ~decode_state();
+  decode_state(decode_state&&) noexcept;
+  decode_state& operator=(decode_state&&) noexcept;
+  decode_state(const decode_state&) = delete;
+  decode_state& operator=(const decode_state&) = delete;
+
+ private:
+  struct impl;
+  friend bool decode(const decode_definition&, decode_state&, std::string_view, row&, diagnostic&);
+  std::unique_ptr<impl> impl_;
+};
+
+// Decodes `value` into `out` (resized to the schema's column count if needed).
+// Returns true on success. On false, `error` describes the first problem and
+// `out` holds unspecified partial data. Allocates nothing in steady state on
+// success (strings reuse the capacity of `out`'s slots).
+[[nodiscard]] bool decode(const decode_definition& def, decode_state& state, std::string_view value, row& out,
+                          diagnostic& error);
+
+}  // namespace streamt::operators

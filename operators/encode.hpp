@@ -1,0 +1,43 @@
+#pragma once
+// encode: typed row → the output value, a compact JSON object with the
+// projected columns in projection order under their output names (BRIEF §4).
+//
+// Every `"name":` (with its separator) is rendered and escaped once, when the
+// definition is built; per record only values are written. BIGINTs are exact
+// (std::to_chars). Strings are escaped as JSON requires and no more: `"` and
+// `\` with a backslash, control characters as \b \f \n \r \t or \u00XX, and
+// everything else, UTF-8 included, passed through unchanged (decode has
+// already checked it is valid UTF-8).
+
+#include "operators/project.hpp"
+#include "operators/row.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamt::operators {
+
+// Appends `s` JSON-escaped (without surrounding quotes) to `out`.
+void append_escaped(std::string& out, std::string_view s);
+
+class encode_definition {
+ public:
+  explicit encode_definition(const project_definition& projection);
+
+  struct field {
+    std::size_t slot = 0;
+    plan::column_type type = plan::column_type::string;
+    std::string prefix;  // `{"name":` for the first field, `,"name":` after
+  };
+  const std::vector<field>& fields() const noexcept { return fields_; }
+
+ private:
+  std::vector<field> fields_;
+};
+
+// Writes the encoded row into `out` (cleared first; its capacity is reused, so
+// steady state allocates nothing) and returns a view of it.
+std::string_view encode(const encode_definition& def, const row& r, std::string& out);
+
+}  // namespace streamt::operators

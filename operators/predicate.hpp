@@ -1,0 +1,43 @@
+#pragma once
+// predicate: the WHERE clause, an AND of conditions (empty: every row passes),
+// evaluated on the decoded row with SQL's three-valued logic collapsed to
+// "passes or not": a comparison whose column value is null is unknown, hence
+// never true (`note <> 'x'` drops rows whose note is null); only IS NULL
+// matches a null. STRING equality is byte-for-byte (case-sensitive, no
+// normalisation); ordering operators are on BIGINT (the plan guarantees it).
+
+#include "operators/row.hpp"
+#include "plan/plan.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace streamt::operators {
+
+class predicate_definition {
+ public:
+  // Throws std::invalid_argument if a condition names a column outside the
+  // schema, or its literal's type differs from the column's (or is missing for
+  // a comparison): a validated plan never does, so that is a caller bug.
+  explicit predicate_definition(const plan::plan& p);
+
+  struct condition {
+    std::size_t slot = 0;
+    plan::compare_op op = plan::compare_op::eq;
+    plan::column_type type = plan::column_type::bigint;
+    std::int64_t bigint = 0;
+    bool boolean = false;
+    std::string string;
+  };
+  const std::vector<condition>& conditions() const noexcept { return conditions_; }
+
+ private:
+  std::vector<condition> conditions_;
+};
+
+// True if the row satisfies every condition. Stateless and allocation-free.
+[[nodiscard]] bool evaluate(const predicate_definition& def, const row& r) noexcept;
+
+}  // namespace streamt::operators

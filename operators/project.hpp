@@ -1,0 +1,33 @@
+#pragma once
+// project: which slots of the decoded row leave the pipeline, in which order,
+// under which output names. It only describes; encode renders it, so a row is
+// never copied into an intermediate projected row.
+
+#include "plan/plan.hpp"
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace streamt::operators {
+
+struct projected_column {
+  std::size_t slot = 0;  // index into row::slots (= schema column index)
+  plan::column_type type = plan::column_type::string;
+  std::string output_name;
+};
+
+class project_definition {
+ public:
+  // Throws std::invalid_argument if an item names a column outside the schema:
+  // a validated plan never does, so that is a bug in the caller, not bad input.
+  explicit project_definition(const plan::plan& p);
+
+  std::span<const projected_column> columns() const noexcept { return columns_; }
+
+ private:
+  std::vector<projected_column> columns_;
+};
+
+}  // namespace streamt::operators

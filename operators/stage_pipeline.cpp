@@ -1,0 +1,19 @@
+#include "operators/stage_pipeline.hpp"
+
+namespace streamt::operators {
+
+stage_pipeline::stage_pipeline(const plan::plan& p)
+    : decode_(p.schema), predicate_(p), project_(p), encode_(project_), row_(p.schema.columns.size()) {
+  // A typical encoded record fits without growing on the first records.
+  out_.reserve(256);
+}
+
+step stage_pipeline::process(std::optional<std::string_view> value) {
+  if (!value) return {outcome::tombstone, {}, nullptr};
+  // decode refuses an empty value itself (empty_value): it is not a tombstone.
+  if (!decode(decode_, decode_state_, *value, row_, error_)) return {outcome::invalid, {}, &error_};
+  if (!evaluate(predicate_, row_)) return {outcome::filtered, {}, nullptr};
+  return {outcome::emitted, encode(encode_, row_, out_), nullptr};
+}
+
+}  // namespace streamt::operators

@@ -1,0 +1,58 @@
+#pragma once
+// The four stages composed for one record value: decode → predicate →
+// project → encode. This is the one path every record follows, whether it
+// arrives from `streamt replay` or from Kafka (engine/ drives both).
+//
+// It is synchronous on purpose: no stage waits for anything, so none is a
+// coroutine and no frame is allocated per record. One stage_pipeline belongs
+// to one pipeline (one strand); it is not thread-safe and need not be.
+
+#include "operators/decode.hpp"
+#include "operators/encode.hpp"
+#include "operators/predicate.hpp"
+#include "operators/project.hpp"
+#include "operators/row.hpp"
+#include "plan/diagnostic.hpp"
+#include "plan/plan.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace streamt::operators {
+
+enum class outcome {
+  emitted,    // `output` holds the encoded value
+  filtered,   // the predicate was false or unknown
+  tombstone,  // the input value was null: dropped, its offset still advances
+  invalid,    // `error` says why (phase::record); the pipeline must stop here
+};
+
+struct step {
+  operators::outcome outcome = outcome::filtered;
+  // Valid until the next call to process(); points into the pipeline's buffer.
+  std::string_view output;
+  // Valid until the next call to process(); set only for outcome::invalid.
+  const diagnostic* error = nullptr;
+};
+
+class stage_pipeline {
+ public:
+  explicit stage_pipeline(const plan::plan& p);
+
+  // `value` is the record's value bytes, or nullopt for a tombstone. An empty
+  // value (zero bytes) is not a tombstone: it is invalid.
+  step process(std::optional<std::string_view> value);
+
+ private:
+  decode_definition decode_;
+  predicate_definition predicate_;
+  project_definition project_;
+  encode_definition encode_;
+  decode_state decode_state_;
+  row row_;
+  std::string out_;
+  diagnostic error_;
+};
+
+}  // namespace streamt::operators

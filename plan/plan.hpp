@@ -1,0 +1,124 @@
+#pragma once
+// The plan v1 model: what `streamt compile` produces and what the engine runs.
+// It is plain data, validated once (by the compiler or by the plan loader) and
+// immutable afterwards. Operators are built from it; nothing else is.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace streamt::plan {
+
+inline constexpr int plan_version = 1;
+
+enum class column_type { string, bigint, boolean };
+
+// "STRING", "BIGINT", "BOOLEAN": the spelling used in schemas, plans and messages.
+constexpr std::string_view to_string(column_type t) noexcept {
+  switch (t) {
+    case column_type::string:
+      return "STRING";
+    case column_type::bigint:
+      return "BIGINT";
+    case column_type::boolean:
+      return "BOOLEAN";
+  }
+  return "?";
+}
+
+struct column {
+  std::string name;
+  column_type type = column_type::string;
+  bool nullable = false;
+  friend bool operator==(const column&, const column&) = default;
+};
+
+// The explicit source schema: never inferred from data.
+struct schema {
+  std::string source;  // the name used in FROM
+  std::string topic;   // the Kafka topic it is read from
+  std::vector<column> columns;
+
+  // Index of the column with exactly this name (case-sensitive), if any.
+  std::optional<std::size_t> find(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      if (columns[i].name == name) return i;
+    return std::nullopt;
+  }
+  friend bool operator==(const schema&, const schema&) = default;
+};
+
+enum class compare_op { eq, ne, lt, le, gt, ge, is_null, is_not_null };
+
+// "=", "<>", "<", "<=", ">", ">=", "IS NULL", "IS NOT NULL".
+constexpr std::string_view to_string(compare_op op) noexcept {
+  switch (op) {
+    case compare_op::eq:
+      return "=";
+    case compare_op::ne:
+      return "<>";
+    case compare_op::lt:
+      return "<";
+    case compare_op::le:
+      return "<=";
+    case compare_op::gt:
+      return ">";
+    case compare_op::ge:
+      return ">=";
+    case compare_op::is_null:
+      return "IS NULL";
+    case compare_op::is_not_null:
+      return "IS NOT NULL";
+  }
+  return "?";
+}
+
+// A typed literal. monostate only for IS [NOT] NULL, which has no operand.
+// The alternative always matches the column's type (the binder guarantees it).
+using literal = std::variant<std::monostate, std::int64_t, bool, std::string>;
+
+// One conjunct of the WHERE clause: `column op value`.
+struct condition {
+  std::size_t column = 0;  // index into schema::columns
+  compare_op op = compare_op::eq;
+  literal value;
+  friend bool operator==(const condition&, const condition&) = default;
+};
+
+struct projection_item {
+  std::size_t column = 0;   // index into schema::columns
+  std::string output_name;  // the alias, or the column name
+  friend bool operator==(const projection_item&, const projection_item&) = default;
+};
+
+// The fixed operator names. They are part of the identity so that a future
+// plan version that renames or reorders stages is recognised as a different
+// application; a changed predicate keeps them (the filter stage always
+// exists, possibly with no conditions).
+inline const std::vector<std::string>& operator_names() {
+  static const std::vector<std::string> names{"decode", "filter", "project", "encode"};
+  return names;
+}
+
+struct identity {
+  std::string application_id;  // consumer group id, transactional id prefix
+  std::string source_topic;
+  std::string sink_topic;
+  std::vector<std::string> operators = operator_names();
+  friend bool operator==(const identity&, const identity&) = default;
+};
+
+struct plan {
+  int version = plan_version;
+  streamt::plan::identity identity;
+  streamt::plan::schema schema;
+  std::vector<condition> predicate;  // AND of all; empty means every record passes
+  std::vector<projection_item> projection;
+  friend bool operator==(const plan&, const plan&) = default;
+};
+
+}  // namespace streamt::plan

@@ -1,0 +1,471 @@
+#include "plan/plan_json.hpp"
+
+#include "plan/json_support.hpp"
+#include "plan/schema_file.hpp"
+#include "plan/sql/keywords.hpp"
+#include "plan/strict_json.hpp"
+
+#include <openssl/evp.h>
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <array>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace streamt::plan {
+
+namespace {
+
+using detail::error;
+using detail::quote;
+
+constexpr auto ph = streamt::phase::plan;
+
+constexpr std::array<compare_op, 8> all_ops{compare_op::eq,      compare_op::ne,         compare_op::lt,
+                                            compare_op::le,      compare_op::gt,         compare_op::ge,
+                                            compare_op::is_null, compare_op::is_not_null};
+
+constexpr bool is_null_test(compare_op op) noexcept {
+  return op == compare_op::is_null || op == compare_op::is_not_null;
+}
+constexpr bool is_ordering(compare_op op) noexcept {
+  return op == compare_op::lt || op == compare_op::le || op == compare_op::gt || op == compare_op::ge;
+}
+
+// A reference by index is stored; the file names the column. An index out of
+// range only comes from a plan built by hand in code, and is written as ""
+// so that loading it back fails instead of reading out of bounds here.
+std::string_view column_name(const schema& s, std::size_t i) noexcept {
+  return i < s.columns.size() ? std::string_view(s.columns[i].name) : std::string_view();
+}
+
+boost::json::value literal_to_json(const literal& l) {
+  struct visitor {
+    boost::json::value operator()(std::monostate) const { return nullptr; }
+    boost::json::value operator()(std::int64_t i) const { return i; }
+    boost::json::value operator()(bool b) const { return b; }
+    boost::json::value operator()(const std::string& s) const { return boost::json::string(s); }
+  };
+  return std::visit(visitor{}, l);
+}
+
+// The members in canonical order. boost::json::object keeps insertion order,
+// which is what makes this order the serialised order.
+boost::json::object plan_to_json(const plan& p) {
+  boost::json::object root;
+  root["plan_version"] = p.version;
+
+  boost::json::object id;
+  id["application_id"] = p.identity.application_id;
+  id["source_topic"] = p.identity.source_topic;
+  id["sink_topic"] = p.identity.sink_topic;
+  boost::json::array ops;
+  for (const auto& o : p.identity.operators) ops.emplace_back(boost::json::string(o));
+  id["operators"] = std::move(ops);
+  root["identity"] = std::move(id);
+
+  root["schema"] = schema_to_json(p.schema);
+
+  boost::json::array pred;
+  for (const auto& c : p.predicate) {
+    boost::json::object o;
+    o["column"] = column_name(p.schema, c.column);
+    o["op"] = to_string(c.op);
+    if (!is_null_test(c.op)) o["value"] = literal_to_json(c.value);
+    pred.emplace_back(std::move(o));
+  }
+  root["predicate"] = std::move(pred);
+
+  boost::json::array proj;
+  for (const auto& item : p.projection) {
+    boost::json::object o;
+    o["column"] = column_name(p.schema, item.column);
+    o["as"] = item.output_name;
+    proj.emplace_back(std::move(o));
+  }
+  root["projection"] = std::move(proj);
+  return root;
+}
+
+std::string sha256_hex(std::string_view text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  // Only an allocation failure inside OpenSSL makes this fail: not an
+  // expected outcome a caller could act on, hence an exception.
+  if (EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr) != 1 || len != 32)
+    throw std::runtime_error("SHA-256 computation failed");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(64);
+  for (unsigned int i = 0; i < len; ++i) {
+    out += hex[md[i] >> 4];
+    out += hex[md[i] & 0xF];
+  }
+  return out;
+}
+
+constexpr std::string_view digest_prefix = "sha256:";
+
+bool is_well_formed_digest(std::string_view d) noexcept {
+  if (d.size() != digest_prefix.size() + 64 || d.substr(0, digest_prefix.size()) != digest_prefix)
+    return false;
+  for (char c : d.substr(digest_prefix.size()))
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+// --- loading --------------------------------------------------------------
+
+result<const boost::json::object*> require_object(const boost::json::object& parent, const std::string& path,
+                                                  std::string_view key, std::string_view expected) {
+  auto v = detail::require_member(parent, path, key, expected, ph);
+  if (!v) return v.error();
+  if (!(*v)->is_object())
+    return error(ph, "wrong_type", detail::path_key(path, key),
+                 "is " + std::string(detail::kind_name(**v)) + "; it must be " + std::string(expected));
+  return &(*v)->get_object();
+}
+
+result<const boost::json::array*> require_array(const boost::json::object& parent, const std::string& path,
+                                                std::string_view key, std::string_view expected) {
+  auto v = detail::require_member(parent, path, key, expected, ph);
+  if (!v) return v.error();
+  if (!(*v)->is_array())
+    return error(ph, "wrong_type", detail::path_key(path, key),
+                 "is " + std::string(detail::kind_name(**v)) + "; it must be " + std::string(expected));
+  return &(*v)->get_array();
+}
+
+std::string supported_versions() {
+  return "this engine supports plan_version " + std::to_string(plan_version) + " only";
+}
+
+// Checked before anything else: a plan of another version may legitimately
+// hold fields this engine does not know, and "unsupported version" is the
+// useful message for it, not "unknown field".
+result<int> check_version(const boost::json::object& root) {
+  auto v = detail::require_member(root, "$", "plan_version", "the JSON integer 1", ph);
+  if (!v) return v.error();
+  const auto& jv = **v;
+  if (jv.is_int64() || jv.is_uint64()) {
+    if (jv.is_int64() && jv.get_int64() == plan_version) return plan_version;
+    std::string shown = jv.is_int64() ? std::to_string(jv.get_int64()) : std::to_string(jv.get_uint64());
+    return error(ph, "unsupported_version", "$.plan_version",
+                 "plan_version " + shown + " is not supported; " + supported_versions() +
+                     " (recompile the query with this engine's `streamt compile`)");
+  }
+  return error(ph, "wrong_type", "$.plan_version",
+               "is " + std::string(detail::kind_name(jv)) + "; it must be the JSON integer " +
+                   std::to_string(plan_version) + " (" + supported_versions() + ")");
+}
+
+result<std::string> check_topic(const boost::json::object& o, const std::string& path, std::string_view key) {
+  constexpr std::string_view rule =
+      "a Kafka topic name: 1 to 249 characters of [a-zA-Z0-9._-], not \".\" or \"..\"";
+  auto t =
+      detail::require_string(o, path, key, std::string("a JSON string holding ") + std::string(rule), ph);
+  if (!t) return t.error();
+  if (!is_valid_topic_name(*t))
+    return error(ph, "invalid_topic", detail::path_key(path, key),
+                 quote(*t) + " (" + std::to_string(t->size()) +
+                     " characters) is not a valid topic name; use " + std::string(rule));
+  return std::string(*t);
+}
+
+result<identity> load_identity(const boost::json::object& root) {
+  const std::string path = "$.identity";
+  auto obj =
+      require_object(root, "$", "identity",
+                     "a JSON object with the fields application_id, source_topic, sink_topic, operators");
+  if (!obj) return obj.error();
+  const auto& o = **obj;
+  diagnostic d;
+  if (detail::find_unknown_member(o, path, {"application_id", "source_topic", "sink_topic", "operators"},
+                                  "the identity", ph, d))
+    return d;
+
+  identity id;
+  constexpr std::string_view app_rule =
+      "1 to 200 characters of [a-zA-Z0-9._-] (it becomes the Kafka consumer group id and transactional-id "
+      "prefix)";
+  auto app = detail::require_string(o, path, "application_id",
+                                    std::string("a JSON string of ") + std::string(app_rule), ph);
+  if (!app) return app.error();
+  if (!is_valid_application_id(*app))
+    return error(ph, "invalid_application_id", path + ".application_id",
+                 quote(*app) + " (" + std::to_string(app->size()) +
+                     " characters) is not a valid application id; use " + std::string(app_rule));
+  id.application_id = std::string(*app);
+
+  auto src = check_topic(o, path, "source_topic");
+  if (!src) return src.error();
+  id.source_topic = std::move(*src);
+  auto sink = check_topic(o, path, "sink_topic");
+  if (!sink) return sink.error();
+  id.sink_topic = std::move(*sink);
+
+  std::string fixed;
+  for (const auto& n : operator_names()) fixed += (fixed.empty() ? "[\"" : ", \"") + n + "\"";
+  fixed += "]";
+  const std::string ops_rule = "exactly " + fixed + " for plan_version 1";
+  auto ops = require_array(o, path, "operators", "the JSON array " + ops_rule);
+  if (!ops) return ops.error();
+  const auto& arr = **ops;
+  bool same = arr.size() == operator_names().size();
+  for (std::size_t i = 0; same && i < arr.size(); ++i)
+    same = arr[i].is_string() && arr[i].get_string() == operator_names()[i];
+  if (!same)
+    return error(
+        ph, "wrong_operators", path + ".operators",
+        "the operators must be " + ops_rule + "; a plan with other stages was not written by this engine");
+  id.operators = operator_names();
+  return id;
+}
+
+result<literal> load_literal(const boost::json::value& v, const column& col, const std::string& path) {
+  const std::string type(to_string(col.type));
+  auto expected = [&]() -> std::string {
+    switch (col.type) {
+      case column_type::bigint:
+        return "a JSON integer in the signed 64-bit range";
+      case column_type::string:
+        return "a JSON string";
+      case column_type::boolean:
+        return "a JSON boolean";
+    }
+    return "?";
+  };
+  if (v.is_null())
+    return error(ph, "null_literal", path,
+                 "null is not a literal; to match null values use the op \"IS NULL\" (with no value)");
+  switch (col.type) {
+    case column_type::bigint:
+      if (v.is_int64()) return literal(v.get_int64());
+      if (v.is_uint64())
+        return error(ph, "literal_out_of_range", path,
+                     std::to_string(v.get_uint64()) +
+                         " is outside the signed 64-bit range of BIGINT column " + quote(col.name));
+      break;
+    case column_type::string:
+      if (v.is_string()) return literal(std::string(v.get_string()));
+      break;
+    case column_type::boolean:
+      if (v.is_bool()) return literal(v.get_bool());
+      break;
+  }
+  return error(ph, "type_mismatch", path,
+               "is " + std::string(detail::kind_name(v)) + " but column " + quote(col.name) + " is " + type +
+                   "; the value must be " + expected() + " (no implicit conversion)");
+}
+
+std::string column_list(const schema& s) {
+  std::string out;
+  for (const auto& c : s.columns) out += (out.empty() ? "" : ", ") + c.name;
+  return out;
+}
+
+result<std::size_t> load_column_ref(const boost::json::object& o, const std::string& path, const schema& s) {
+  auto name = detail::require_string(o, path, "column", "a JSON string naming a column of the schema", ph);
+  if (!name) return name.error();
+  if (auto i = s.find(*name)) return *i;
+  return error(ph, "unknown_column", path + ".column",
+               "no column " + quote(*name) + " in the schema (its columns are " + column_list(s) + ")");
+}
+
+result<std::vector<condition>> load_predicate(const boost::json::object& root, const schema& s) {
+  const std::string path = "$.predicate";
+  auto arr =
+      require_array(root, "$", "predicate", "a JSON array of conditions (empty when every record passes)");
+  if (!arr) return arr.error();
+  std::string op_list;
+  for (auto op : all_ops) op_list += (op_list.empty() ? "\"" : ", \"") + std::string(to_string(op)) + "\"";
+
+  std::vector<condition> out;
+  for (std::size_t i = 0; i < (*arr)->size(); ++i) {
+    const std::string item = detail::path_index(path, i);
+    const auto& v = (**arr)[i];
+    if (!v.is_object())
+      return error(
+          ph, "wrong_type", item,
+          "is " + std::string(detail::kind_name(v)) +
+              "; a condition must be a JSON object with the fields column, op and (except for IS NULL and "
+              "IS NOT NULL) value");
+    const auto& o = v.get_object();
+    diagnostic d;
+    if (detail::find_unknown_member(o, item, {"column", "op", "value"}, "a condition", ph, d)) return d;
+
+    condition c;
+    auto col = load_column_ref(o, item, s);
+    if (!col) return col.error();
+    c.column = *col;
+    const column& col_def = s.columns[c.column];
+
+    auto op_text = detail::require_string(o, item, "op", "one of the JSON strings " + op_list, ph);
+    if (!op_text) return op_text.error();
+    bool found = false;
+    for (auto op : all_ops)
+      if (*op_text == to_string(op)) {
+        c.op = op;
+        found = true;
+      }
+    if (!found)
+      return error(ph, "unknown_op", item + ".op",
+                   "unknown op " + quote(*op_text) + "; the ops are " + op_list);
+    if (is_ordering(c.op) && col_def.type != column_type::bigint)
+      return error(ph, "ordering_on_non_bigint", item + ".op",
+                   quote(*op_text) + " applies to BIGINT columns only, and column " + quote(col_def.name) +
+                       " is " + std::string(to_string(col_def.type)) + "; use \"=\" or \"<>\"");
+
+    const auto* value = o.if_contains("value");
+    if (is_null_test(c.op)) {
+      if (value)
+        return error(ph, "unexpected_value", item + ".value",
+                     quote(*op_text) + " takes no value; remove the \"value\" member");
+    } else {
+      if (!value)
+        return error(ph, "missing_value", item + ".value",
+                     "op " + quote(*op_text) + " needs a \"value\": a " +
+                         std::string(to_string(col_def.type)) + " literal for column " + quote(col_def.name));
+      auto lit = load_literal(*value, col_def, item + ".value");
+      if (!lit) return lit.error();
+      c.value = std::move(*lit);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+result<std::vector<projection_item>> load_projection(const boost::json::object& root, const schema& s) {
+  const std::string path = "$.projection";
+  auto arr = require_array(root, "$", "projection", "a non-empty JSON array of {\"column\", \"as\"} objects");
+  if (!arr) return arr.error();
+  if ((*arr)->empty())
+    return error(ph, "empty_projection", path, "is empty; a plan projects at least one column");
+  std::vector<projection_item> out;
+  for (std::size_t i = 0; i < (*arr)->size(); ++i) {
+    const std::string item = detail::path_index(path, i);
+    const auto& v = (**arr)[i];
+    if (!v.is_object())
+      return error(ph, "wrong_type", item,
+                   "is " + std::string(detail::kind_name(v)) +
+                       "; a projection item must be a JSON object with the fields column, as");
+    const auto& o = v.get_object();
+    diagnostic d;
+    if (detail::find_unknown_member(o, item, {"column", "as"}, "a projection item", ph, d)) return d;
+
+    projection_item p;
+    auto col = load_column_ref(o, item, s);
+    if (!col) return col.error();
+    p.column = *col;
+
+    constexpr std::string_view as_rule =
+        "an output name of the form [A-Za-z_][A-Za-z0-9_]* that is not a reserved word of the SQL subset";
+    auto as = detail::require_string(o, item, "as", "a JSON string holding " + std::string(as_rule), ph);
+    if (!as) return as.error();
+    // The compiler only produces names a query can write (a column name or an
+    // unquoted alias); anything else means the file was edited by hand.
+    if (!sql::is_valid_name(*as))
+      return error(ph, "invalid_output_name", item + ".as",
+                   quote(*as) + " is not a valid output name; it must be " + std::string(as_rule));
+    for (std::size_t j = 0; j < out.size(); ++j)
+      if (out[j].output_name == *as)
+        return error(ph, "duplicate_output_name", item + ".as",
+                     "output name " + quote(*as) + " is already used by " + detail::path_index(path, j) +
+                         "; output names must be unique (each becomes one field of the output record)");
+    p.output_name = std::string(*as);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string canonical_json(const plan& p) {
+  std::string out;
+  detail::write_json(out, plan_to_json(p), 0);
+  return out;
+}
+
+std::string digest(const plan& p) { return std::string(digest_prefix) + sha256_hex(canonical_json(p)); }
+
+std::string write_plan(const plan& p) {
+  boost::json::object root = plan_to_json(p);
+  root["digest"] = digest(p);
+  std::string out;
+  detail::write_json(out, root, 2);
+  out += '\n';
+  return out;
+}
+
+result<plan> load_plan(std::string_view json_text) {
+  auto parsed = parse_strict_json(json_text, ph);
+  if (!parsed) return parsed.error();
+  if (!parsed->is_object())
+    return error(ph, "wrong_type", "$",
+                 "is " + std::string(detail::kind_name(*parsed)) + "; a plan must be a JSON object");
+  const auto& root = parsed->get_object();
+
+  plan p;
+  auto version = check_version(root);
+  if (!version) return version.error();
+  p.version = *version;
+
+  diagnostic d;
+  if (detail::find_unknown_member(root, "$",
+                                  {"plan_version", "identity", "schema", "predicate", "projection", "digest"},
+                                  "a plan", ph, d))
+    return d;
+  // The digest is compared last, but a plan without one is refused before
+  // the rest is read: it was not written by `streamt compile`.
+  const auto* digest_value = root.if_contains("digest");
+  if (!digest_value)
+    return error(ph, "missing_digest", "$.digest",
+                 "the plan has no \"digest\"; only plans written by `streamt compile` are accepted "
+                 "(recompile the query)");
+
+  auto id = load_identity(root);
+  if (!id) return id.error();
+  p.identity = std::move(*id);
+
+  auto schema_value =
+      detail::require_member(root, "$", "schema", "a JSON object with the fields source, topic, columns", ph);
+  if (!schema_value) return schema_value.error();
+  auto s = schema_from_json(**schema_value, "$.schema", ph);
+  if (!s) return s.error();
+  p.schema = std::move(*s);
+  if (p.identity.source_topic != p.schema.topic)
+    return error(ph, "topic_mismatch", "$.identity.source_topic",
+                 quote(p.identity.source_topic) + " differs from the schema's topic " +
+                     quote(p.schema.topic) +
+                     " ($.schema.topic); the plan must read the topic its schema describes");
+
+  auto pred = load_predicate(root, p.schema);
+  if (!pred) return pred.error();
+  p.predicate = std::move(*pred);
+
+  auto proj = load_projection(root, p.schema);
+  if (!proj) return proj.error();
+  p.projection = std::move(*proj);
+
+  if (!digest_value->is_string())
+    return error(ph, "malformed_digest", "$.digest",
+                 "is " + std::string(detail::kind_name(*digest_value)) +
+                     "; it must be a JSON string \"sha256:\" followed by 64 lowercase hex digits");
+  std::string_view recorded = digest_value->get_string();
+  if (!is_well_formed_digest(recorded))
+    return error(
+        ph, "malformed_digest", "$.digest",
+        quote(recorded) + " is not a digest; it must be \"sha256:\" followed by 64 lowercase hex digits");
+  std::string actual = digest(p);
+  if (recorded != actual)
+    return error(ph, "digest_mismatch", "$.digest",
+                 "the recorded digest " + std::string(recorded) + " does not match the plan's content (" +
+                     actual +
+                     "): the plan was edited after it was compiled; recompile it or review the change");
+  return p;
+}
+
+}  // namespace streamt::plan

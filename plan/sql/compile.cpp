@@ -1,0 +1,91 @@
+#include "plan/sql/compile.hpp"
+
+#include "plan/sql/binder.hpp"
+#include "plan/sql/lexer.hpp"
+#include "plan/sql/parser.hpp"
+
+#include <variant>
+
+namespace streamt::plan {
+
+result<plan> compile(std::string_view sql, const schema& source, const compile_options& options) {
+  // Checked before lexing so that the cost of a rejected input is bounded by
+  // the limit, not by what the caller happened to read.
+  if (sql.size() > max_sql_bytes) {
+    diagnostic d;
+    d.phase = phase::lex;
+    d.code = "sql_too_large";
+    d.message = "the SQL text is " + std::to_string(sql.size()) + " bytes; the limit is " +
+                std::to_string(max_sql_bytes) + " bytes";
+    return d;
+  }
+  auto tokens = sql::lex(sql);
+  if (!tokens) return tokens.error();
+  auto query = sql::parse(*tokens);
+  if (!query) return query.error();
+  auto bound = sql::bind(*query, source);
+  if (!bound) return bound.error();
+
+  plan p;
+  p.identity.application_id = options.application_id;
+  p.identity.source_topic = source.topic;
+  p.identity.sink_topic = options.sink_topic;
+  p.identity.operators = operator_names();
+  p.schema = source;
+  p.predicate = std::move(bound->predicate);
+  p.projection = std::move(bound->projection);
+  return p;
+}
+
+namespace {
+
+void append_literal(std::string& out, const literal& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) {
+    out += std::to_string(*i);
+  } else if (const auto* b = std::get_if<bool>(&value)) {
+    out += *b ? "TRUE" : "FALSE";
+  } else if (const auto* s = std::get_if<std::string>(&value)) {
+    out += '\'';
+    for (char c : *s) {
+      if (c == '\'') out += '\'';
+      out += c;
+    }
+    out += '\'';
+  }
+}
+
+// A plan from the strict loader always has valid indices; this keeps to_sql
+// total anyway, so that printing a damaged plan shows the damage instead of
+// reading out of bounds.
+std::string column_name(const plan& p, std::size_t index) {
+  if (index < p.schema.columns.size()) return p.schema.columns[index].name;
+  return "<column #" + std::to_string(index) + ">";
+}
+
+}  // namespace
+
+std::string to_sql(const plan& p) {
+  std::string out = "SELECT ";
+  for (std::size_t i = 0; i < p.projection.size(); ++i) {
+    const auto& item = p.projection[i];
+    if (i != 0) out += ", ";
+    const std::string name = column_name(p, item.column);
+    out += name;
+    if (item.output_name != name) out += " AS " + item.output_name;
+  }
+  out += " FROM " + p.schema.source;
+  for (std::size_t i = 0; i < p.predicate.size(); ++i) {
+    const auto& c = p.predicate[i];
+    out += i == 0 ? " WHERE " : " AND ";
+    out += column_name(p, c.column);
+    out += ' ';
+    out += to_string(c.op);
+    if (c.op != compare_op::is_null && c.op != compare_op::is_not_null) {
+      out += ' ';
+      append_literal(out, c.value);
+    }
+  }
+  return out;
+}
+
+}  // namespace streamt::plan

@@ -1,0 +1,29 @@
+#pragma once
+// SQL text → plan v1. The phases are lex → parse → bind (names and types
+// against the schema) → plan. Each returns a diagnostic with line:column
+// naming the construct and saying what the subset allows instead.
+
+#include "plan/diagnostic.hpp"
+#include "plan/plan.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace streamt::plan {
+
+struct compile_options {
+  std::string application_id;
+  std::string sink_topic;
+};
+
+inline constexpr std::size_t max_sql_bytes = 64 * 1024;
+
+result<plan> compile(std::string_view sql, const schema& source, const compile_options& options);
+
+// The bound query written back as normalised SQL: keywords upper case,
+// `AS alias` only where the alias differs, literals in canonical form
+// (`'it''s'`, `-5`, `TRUE`), conditions joined by AND, no trailing `;`.
+// Used by `streamt explain` and by the golden SQL tests.
+std::string to_sql(const plan& p);
+
+}  // namespace streamt::plan

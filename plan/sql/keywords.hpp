@@ -1,0 +1,49 @@
+#pragma once
+// The words the SQL subset reserves, and the shape of an identifier. The lexer
+// uses them to tokenise; the schema loader uses them to refuse column and
+// source names that could not be written in a query.
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+namespace streamt::plan::sql {
+
+// Reserved words, upper case. Besides the words of the subset itself this
+// holds the words of constructs the subset rejects by name (OR, JOIN, ...),
+// so that `WHERE a = 1 OR b = 2` says "OR is not supported" rather than
+// "unexpected identifier".
+inline constexpr std::array<std::string_view, 46> keywords{
+    "ALL",      "AND",    "AS",    "ASC",       "BETWEEN", "BY",    "CASE",  "CAST",  "CROSS",  "DESC",
+    "DISTINCT", "ELSE",   "END",   "EXCEPT",    "EXISTS",  "FALSE", "FETCH", "FROM",  "FULL",   "GROUP",
+    "HAVING",   "IN",     "INNER", "INTERSECT", "IS",      "JOIN",  "LEFT",  "LIKE",  "LIMIT",  "NOT",
+    "NULL",     "OFFSET", "ON",    "OR",        "ORDER",   "OUTER", "OVER",  "RIGHT", "SELECT", "THEN",
+    "TRUE",     "UNION",  "USING", "WHEN",      "WHERE",   "WITH"};
+
+// True if `word` is a reserved word, compared case-insensitively (ASCII).
+constexpr bool is_keyword(std::string_view word) noexcept {
+  return std::any_of(keywords.begin(), keywords.end(), [word](std::string_view k) {
+    if (k.size() != word.size()) return false;
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      char c = word[i];
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+      if (c != k[i]) return false;
+    }
+    return true;
+  });
+}
+
+// [A-Za-z_][A-Za-z0-9_]*, ASCII only.
+constexpr bool is_identifier(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!alpha(s[0])) return false;
+  return std::all_of(s.begin() + 1, s.end(), [&](char c) { return alpha(c) || digit(c); });
+}
+
+// A name a schema may declare: an identifier that is not a reserved word.
+constexpr bool is_valid_name(std::string_view s) noexcept { return is_identifier(s) && !is_keyword(s); }
+
+}  // namespace streamt::plan::sql

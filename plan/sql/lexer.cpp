@@ -1,0 +1,358 @@
+#include "plan/sql/lexer.hpp"
+
+#include "plan/sql/keywords.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace streamt::plan::sql {
+
+diagnostic make_diagnostic(streamt::phase ph, std::string code, position at, std::string message) {
+  diagnostic d;
+  d.phase = ph;
+  d.code = std::move(code);
+  d.line = at.line;
+  d.column = at.column;
+  d.message = std::move(message);
+  return d;
+}
+
+std::string describe(const token& t) {
+  switch (t.kind) {
+    case token_kind::end:
+      return "the end of the statement";
+    case token_kind::string:
+      return "the string " + std::string(t.text);
+    case token_kind::integer:
+      return "the number " + std::string(t.text);
+    default:
+      return "'" + std::string(t.text) + "'";
+  }
+}
+
+namespace {
+
+bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_continuation(unsigned char b) { return (b & 0xC0) == 0x80; }
+
+std::string code_point_name(std::uint32_t cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
+  return buf;
+}
+
+// Length of the well-formed UTF-8 sequence at `s[i]` (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or 0 if it is not one.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i, std::uint32_t& cp) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char b0 = b(0);
+  if (b0 < 0x80) {
+    cp = b0;
+    return 1;
+  }
+  std::size_t n = 0;
+  std::uint32_t min = 0;
+  if ((b0 & 0xE0) == 0xC0) {
+    n = 2;
+    cp = b0 & 0x1F;
+    min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    n = 3;
+    cp = b0 & 0x0F;
+    min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    n = 4;
+    cp = b0 & 0x07;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if (!is_continuation(b(k))) return 0;
+    cp = (cp << 6) | (b(k) & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+class lexer {
+ public:
+  explicit lexer(std::string_view sql) : sql_(sql) {}
+
+  result<std::vector<token>> run() {
+    if (auto r = validate_utf8(); !r) return r.error();
+    std::vector<token> out;
+    for (;;) {
+      skip_whitespace();
+      if (i_ >= sql_.size()) {
+        token t;
+        t.kind = token_kind::end;
+        t.pos = here();
+        out.push_back(std::move(t));
+        return out;
+      }
+      auto t = next();
+      if (!t) return t.error();
+      out.push_back(std::move(*t));
+    }
+  }
+
+ private:
+  position here() const { return pos_; }
+
+  char peek(std::size_t k = 0) const { return i_ + k < sql_.size() ? sql_[i_ + k] : '\0'; }
+
+  // Moves over `n` bytes, keeping line and column (in code points) current.
+  void advance(std::size_t n) {
+    for (std::size_t k = 0; k < n && i_ < sql_.size(); ++k, ++i_) {
+      const auto b = static_cast<unsigned char>(sql_[i_]);
+      if (b == '\n') {
+        ++pos_.line;
+        pos_.column = 1;
+      } else if (!is_continuation(b)) {
+        ++pos_.column;
+      }
+    }
+    pos_.offset = i_;
+  }
+
+  // Done once up front so that every later phase can treat the text as
+  // valid UTF-8 and count columns in code points.
+  result<void> validate_utf8() {
+    position p;
+    std::size_t i = 0;
+    while (i < sql_.size()) {
+      std::uint32_t cp = 0;
+      const std::size_t n = utf8_sequence_length(sql_, i, cp);
+      if (n == 0) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(sql_[i])));
+        p.offset = i;
+        return make_diagnostic(
+            phase::lex, "invalid_utf8", p,
+            std::string("invalid UTF-8 byte ") + buf + "; the SQL text must be valid UTF-8");
+      }
+      if (cp == '\n') {
+        ++p.line;
+        p.column = 1;
+      } else {
+        ++p.column;
+      }
+      i += n;
+    }
+    return {};
+  }
+
+  void skip_whitespace() {
+    while (i_ < sql_.size()) {
+      const char c = sql_[i_];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+        advance(1);
+      } else {
+        break;
+      }
+    }
+  }
+
+  token make(token_kind kind, std::size_t start, position at, std::string word = {}) {
+    token t;
+    t.kind = kind;
+    t.text = sql_.substr(start, i_ - start);
+    t.word = std::move(word);
+    t.pos = at;
+    return t;
+  }
+
+  token simple(token_kind kind, std::size_t length) {
+    const std::size_t start = i_;
+    const position at = here();
+    advance(length);
+    return make(kind, start, at);
+  }
+
+  diagnostic error(std::string code, position at, std::string message) const {
+    return make_diagnostic(phase::lex, std::move(code), at, std::move(message));
+  }
+
+  result<token> next() {
+    const char c = peek();
+    const position at = here();
+    if (is_alpha(c)) return word();
+    if (is_digit(c)) return number();
+    switch (c) {
+      case '\'':
+        return string_literal();
+      case '"':
+      case '`':
+        return quoted_identifier();
+      case ',':
+        return simple(token_kind::comma, 1);
+      case ';':
+        return simple(token_kind::semicolon, 1);
+      case '(':
+        return simple(token_kind::lparen, 1);
+      case ')':
+        return simple(token_kind::rparen, 1);
+      case '*':
+        return simple(token_kind::star, 1);
+      case '.':
+        if (is_digit(peek(1))) return number();
+        return simple(token_kind::dot, 1);
+      case '-':
+        if (peek(1) == '-')
+          return error("comment_not_supported", at,
+                       "comments ('--') are not supported; remove the comment from the query text");
+        return simple(token_kind::minus, 1);
+      case '/':
+        if (peek(1) == '*')
+          return error("comment_not_supported", at,
+                       "comments ('/* */') are not supported; remove the comment from the query text");
+        return simple(token_kind::operator_, 1);
+      case '=':
+        if (peek(1) == '=') return simple(token_kind::eq_eq, 2);
+        return simple(token_kind::eq, 1);
+      case '<':
+        if (peek(1) == '=') return simple(token_kind::le, 2);
+        if (peek(1) == '>') return simple(token_kind::ne, 2);
+        return simple(token_kind::lt, 1);
+      case '>':
+        if (peek(1) == '=') return simple(token_kind::ge, 2);
+        return simple(token_kind::gt, 1);
+      case '!':
+        if (peek(1) == '=') return simple(token_kind::bang_eq, 2);
+        return simple(token_kind::operator_, 1);
+      case '|':
+        if (peek(1) == '|') return simple(token_kind::operator_, 2);
+        return simple(token_kind::operator_, 1);
+      case ':':
+        if (peek(1) == ':') return simple(token_kind::operator_, 2);
+        break;
+      case '+':
+      case '%':
+      case '&':
+      case '^':
+      case '~':
+        return simple(token_kind::operator_, 1);
+      default:
+        break;
+    }
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x80) {
+      std::uint32_t cp = 0;
+      utf8_sequence_length(sql_, i_, cp);
+      return error("non_ascii", at,
+                   "non-ASCII character " + code_point_name(cp) +
+                       " outside a string literal; names are ASCII ([A-Za-z_][A-Za-z0-9_]*) and strings "
+                       "use ASCII single quotes");
+    }
+    const std::string shown = (b < 0x20 || b == 0x7F) ? code_point_name(b) : "'" + std::string(1, c) + "'";
+    return error("unexpected_character", at,
+                 "unexpected character " + shown +
+                     "; the subset uses only names, integer and single-quoted string literals, "
+                     "',', ';', '(', ')' and the operators = <> < <= > >=");
+  }
+
+  result<token> word() {
+    const std::size_t start = i_;
+    const position at = here();
+    while (is_alpha(peek()) || is_digit(peek())) advance(1);
+    const std::string_view text = sql_.substr(start, i_ - start);
+    if (is_keyword(text)) {
+      std::string upper(text);
+      for (char& ch : upper)
+        if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+      return make(token_kind::keyword, start, at, std::move(upper));
+    }
+    return make(token_kind::identifier, start, at, std::string(text));
+  }
+
+  // Digits, optionally followed by what would make them a decimal or an
+  // exponent number, or by letters: all lexed as one span so the message
+  // quotes what the user wrote ("1.5", "1e3", "12abc").
+  result<token> number() {
+    const std::size_t start = i_;
+    const position at = here();
+    bool fractional = false;
+    bool exponent = false;
+    while (is_digit(peek())) advance(1);
+    if (peek() == '.') {
+      fractional = true;
+      advance(1);
+      while (is_digit(peek())) advance(1);
+    }
+    if ((peek() == 'e' || peek() == 'E') &&
+        (is_digit(peek(1)) || ((peek(1) == '+' || peek(1) == '-') && is_digit(peek(2))))) {
+      exponent = true;
+      advance(2);
+      while (is_digit(peek())) advance(1);
+    }
+    bool junk = false;
+    while (is_alpha(peek()) || is_digit(peek())) {
+      junk = true;
+      advance(1);
+    }
+    const std::string text(sql_.substr(start, i_ - start));
+    if (junk)
+      return error("malformed_number", at,
+                   "'" + text +
+                       "' is not a number or a name; integers are decimal digits only and names "
+                       "cannot start with a digit");
+    if (fractional || exponent)
+      return error("non_integer_number", at,
+                   "number " + text +
+                       " is not an integer; the subset has only BIGINT literals written as decimal "
+                       "digits (no fractions or exponents)");
+    return make(token_kind::integer, start, at, text);
+  }
+
+  result<token> string_literal() {
+    const std::size_t start = i_;
+    const position at = here();
+    advance(1);
+    std::string value;
+    for (;;) {
+      if (i_ >= sql_.size())
+        return error("unterminated_string", at,
+                     "string literal is not terminated; close it with ' (write '' for a quote inside)");
+      const char c = peek();
+      if (c == '\'') {
+        if (peek(1) == '\'') {
+          value += '\'';
+          advance(2);
+          continue;
+        }
+        advance(1);
+        return make(token_kind::string, start, at, std::move(value));
+      }
+      value += c;
+      advance(1);
+    }
+  }
+
+  result<token> quoted_identifier() {
+    const position at = here();
+    const char quote = peek();
+    const std::size_t close = sql_.find(quote, i_ + 1);
+    const std::string_view inner =
+        close == std::string_view::npos ? std::string_view{} : sql_.substr(i_ + 1, close - i_ - 1);
+    std::string message = std::string(quote == '"' ? "double-quoted" : "backquoted") + " identifiers";
+    if (close != std::string_view::npos)
+      message += " (" + std::string(1, quote) + std::string(inner) + std::string(1, quote) + ")";
+    message += " are not supported; write names unquoted";
+    if (is_identifier(inner)) message += " (" + std::string(inner) + ")";
+    message += ", and use single quotes for string literals";
+    return error("quoted_identifier", at, std::move(message));
+  }
+
+  std::string_view sql_;
+  std::size_t i_ = 0;
+  position pos_;
+};
+
+}  // namespace
+
+result<std::vector<token>> lex(std::string_view sql) { return lexer(sql).run(); }
+
+}  // namespace streamt::plan::sql

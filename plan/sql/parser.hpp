@@ -1,0 +1,64 @@
+#pragma once
+// Phase 2 of the SQL compiler: tokens → a small AST of exactly the subset
+//   SELECT <col> [AS <alias>], ... FROM <source> [WHERE <pred> AND ...] [;]
+// Names are not resolved here (that is the binder's job); everything the
+// subset does not have is rejected with a specific code and a message saying
+// what to write instead, at the position of the construct.
+
+#include "plan/diagnostic.hpp"
+#include "plan/plan.hpp"
+#include "plan/sql/lexer.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace streamt::plan::sql {
+
+struct name_ref {
+  std::string name;
+  position pos;
+};
+
+struct select_item {
+  name_ref column;
+  std::optional<name_ref> alias;  // only when written with AS
+};
+
+// A literal as written; its type is checked against the column by the binder.
+struct literal_ref {
+  std::variant<std::int64_t, bool, std::string> value;
+  position pos;
+  std::string text;  // source spelling, for messages ("'50'", "-3", "TRUE")
+};
+
+struct predicate_ref {
+  name_ref column;
+  compare_op op = compare_op::eq;
+  position op_pos;
+  std::optional<literal_ref> value;  // absent for IS [NOT] NULL
+};
+
+struct query {
+  std::vector<select_item> projection;
+  name_ref source;
+  std::vector<predicate_ref> predicate;
+};
+
+// Errors (phase::parse) include: empty_statement, unsupported_statement,
+// unsupported_star, unsupported_distinct, unsupported_expression,
+// unsupported_function, unsupported_aggregate, unsupported_cast,
+// unsupported_case, unsupported_subquery, unsupported_window, unsupported_or,
+// unsupported_not, unsupported_between, unsupported_in, unsupported_like,
+// unsupported_is, unsupported_operator, unsupported_join,
+// unsupported_table_alias, unsupported_qualified_name, unsupported_group_by,
+// unsupported_having, unsupported_order_by, unsupported_limit,
+// unsupported_set_operation, unsupported_with, missing_as, missing_from,
+// missing_column, missing_predicate, missing_comparison, missing_literal,
+// trailing_comma, keyword_as_name, column_comparison, literal_on_left,
+// null_comparison, integer_out_of_range, multiple_statements, unexpected_token.
+result<query> parse(const std::vector<token>& tokens);
+
+}  // namespace streamt::plan::sql

@@ -1,0 +1,229 @@
+#include "test/cli/run_process.hpp"
+
+#define BOOST_TEST_MODULE cli
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <string>
+
+using streamt::test::process_result;
+using streamt::test::read_text;
+using streamt::test::run_streamt;
+using streamt::test::temp_dir;
+using streamt::test::write_text;
+
+namespace {
+
+const std::string examples = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/orders/";
+const std::string schema = examples + "orders.schema.json";
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// Compiles the example query into dir/plan.json and returns its path.
+std::string compile_example(const temp_dir& dir, const std::string& sql_file = "big_orders.sql") {
+  const std::string plan = dir.file("plan.json");
+  process_result r = run_streamt({"compile", "--schema", schema, "--application-id", "orders-big",
+                                  "--sink-topic", "big-orders", "--output", plan, examples + sql_file});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, "compile failed: " << r.err);
+  return plan;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(compile)
+
+BOOST_AUTO_TEST_CASE(writes_a_plan_that_check_accepts) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string text = read_text(plan);
+  BOOST_TEST(contains(text, "\"plan_version\": 1"));
+  BOOST_TEST(contains(text, "\"digest\": \"sha256:"));
+  process_result check = run_streamt({"check", plan});
+  BOOST_TEST(check.exit_code == 0);
+  BOOST_TEST(contains(check.out, "application_id: orders-big"));
+  BOOST_TEST(contains(check.out, "sink_topic:     big-orders"));
+  // The digest check prints is the one recorded in the file.
+  const auto at = check.out.find("sha256:");
+  BOOST_TEST_REQUIRE(at != std::string::npos);
+  BOOST_TEST(contains(text, check.out.substr(at, 7 + 64)));
+}
+
+BOOST_AUTO_TEST_CASE(reads_sql_from_standard_input_and_writes_the_plan_to_stdout) {
+  process_result r = run_streamt(
+      {"compile", "--schema", schema, "--application-id", "orders-big", "--sink-topic", "big-orders", "-"},
+      "select id as order_id from orders where note is null");
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(contains(r.out, "\"order_id\""));
+  BOOST_TEST(r.err.empty());
+}
+
+BOOST_AUTO_TEST_CASE(rejects_or_with_its_position_and_writes_nothing) {
+  temp_dir dir;
+  const std::string plan = dir.file("plan.json");
+  process_result r =
+      run_streamt({"compile", "--schema", schema, "--application-id", "orders-big", "--sink-topic",
+                   "big-orders", "--output", plan, examples + "bad_query.sql"});
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "bad_query.sql:3:20: error:"), r.err);
+  BOOST_TEST(contains(r.err, "OR"));
+  BOOST_TEST(contains(r.err, "                   ^"), "caret under the column: " << r.err);
+  BOOST_TEST(!std::filesystem::exists(plan));
+  BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_type_mismatch_naming_both_types) {
+  process_result r =
+      run_streamt({"compile", "--schema", schema, "--application-id", "a", "--sink-topic", "b"},
+                  "SELECT id FROM orders WHERE amount >= '50'");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "<stdin>:1:"));
+  BOOST_TEST(contains(r.err, "BIGINT"));
+  BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_malformed_schema_with_its_json_path) {
+  temp_dir dir;
+  write_text(
+      dir.file("s.json"),
+      R"({"source":"orders","topic":"orders","columns":[{"name":"id","type":"TEXT","nullable":false}]})");
+  process_result r =
+      run_streamt({"compile", "--schema", dir.file("s.json"), "--application-id", "a", "--sink-topic", "b"},
+                  "SELECT id FROM orders");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "$.columns[0].type"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_an_application_id_kafka_cannot_use) {
+  process_result r =
+      run_streamt({"compile", "--schema", schema, "--application-id", "orders big!", "--sink-topic", "b"},
+                  "SELECT id FROM orders");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "--application-id"), r.err);
+  BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(missing_options_are_usage_errors) {
+  process_result r = run_streamt({"compile", "--schema", schema}, "SELECT id FROM orders");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "missing --application-id"));
+  BOOST_TEST(run_streamt({"compile", "--bogus"}).exit_code == 2);
+  BOOST_TEST(run_streamt({"compile", "--schema", "/nonexistent/schema.json", "--application-id", "a",
+                          "--sink-topic", "b"},
+                         "SELECT id FROM orders")
+                 .exit_code == 2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(check_and_explain)
+
+BOOST_AUTO_TEST_CASE(check_refuses_a_plan_edited_after_compiling) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  std::string text = read_text(plan);
+  const auto at = text.find("\"value\": 50");
+  BOOST_TEST_REQUIRE(at != std::string::npos, text);
+  text.replace(at, 11, "\"value\": 5");
+  write_text(plan, text);
+  process_result r = run_streamt({"check", plan});
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "$.digest"), r.err);
+  BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(check_refuses_an_unknown_field_with_its_path) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  std::string text = read_text(plan);
+  text.replace(text.find('{'), 1, "{\"extra\": 1,");
+  write_text(plan, text);
+  process_result r = run_streamt({"check", plan});
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "extra"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(check_needs_exactly_one_plan) {
+  BOOST_TEST(run_streamt({"check"}).exit_code == 2);
+  BOOST_TEST(run_streamt({"check", "/nonexistent/plan.json"}).exit_code == 2);
+}
+
+BOOST_AUTO_TEST_CASE(explain_prints_the_four_stages_in_order) {
+  temp_dir dir;
+  process_result r = run_streamt({"explain", compile_example(dir)});
+  BOOST_TEST(r.exit_code == 0, r.err);
+  const auto d = r.out.find("1. decode"), f = r.out.find("2. filter"), p = r.out.find("3. project"),
+             e = r.out.find("4. encode");
+  BOOST_TEST((d != std::string::npos && d < f && f < p && p < e && e != std::string::npos), r.out);
+  BOOST_TEST(contains(r.out, "amount >= 50"));
+  BOOST_TEST(contains(r.out, "SELECT id, amount FROM orders WHERE amount >= 50"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(replay)
+
+BOOST_AUTO_TEST_CASE(replays_the_orders_example_to_a_d_and_e) {
+  temp_dir dir;
+  process_result r = run_streamt({"replay", compile_example(dir), "--input", examples + "orders.jsonl"});
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(
+      r.out ==
+      R"({"topic":"big-orders","key":"a","payload":"{\"id\":\"a\",\"amount\":120}","source":{"topic":"orders","partition":0,"offset":0}})"
+      "\n"
+      R"({"topic":"big-orders","key":"d","payload":"{\"id\":\"d\",\"amount\":90}","source":{"topic":"orders","partition":0,"offset":3}})"
+      "\n"
+      R"({"topic":"big-orders","key":"e","payload":"{\"id\":\"e\",\"amount\":110}","source":{"topic":"orders","partition":0,"offset":4}})"
+      "\n");
+  BOOST_TEST(contains(r.err, "7 consumed, 3 emitted, 3 filtered, 1 tombstones"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(exits_65_at_the_first_invalid_record_with_earlier_outputs_written) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"replay", plan}, read_text(examples + "orders_poisoned.jsonl"));
+  BOOST_TEST(r.exit_code == 65);
+  BOOST_TEST(contains(r.out, "\"key\":\"g\""));
+  BOOST_TEST(!contains(r.out, "\"key\":\"i\""));
+  BOOST_TEST(contains(r.err, "orders/0@7"), r.err);
+  BOOST_TEST(contains(r.err, "amount"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_envelope_line_exits_65_naming_the_line) {
+  temp_dir dir;
+  process_result r = run_streamt({"replay", compile_example(dir)}, "{\"payload\":\"{}\"\n");
+  BOOST_TEST(r.exit_code == 65);
+  BOOST_TEST(contains(r.err, "input line 1"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(an_invalid_plan_exits_1_before_reading_input) {
+  temp_dir dir;
+  write_text(dir.file("plan.json"), "{\"plan_version\": 2}");
+  process_result r = run_streamt({"replay", dir.file("plan.json")}, "this is not read");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(command_line)
+
+BOOST_AUTO_TEST_CASE(every_command_has_help_that_names_its_exit_codes) {
+  for (const char* cmd : {"compile", "check", "explain", "replay"}) {
+    process_result r = run_streamt({cmd, "--help"});
+    BOOST_TEST_INFO("command " << cmd);
+    BOOST_TEST(r.exit_code == 0);
+    BOOST_TEST(contains(r.out, "usage: streamt " + std::string(cmd)));
+    BOOST_TEST(contains(r.out, "exit codes:"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_command_is_a_usage_error) {
+  process_result r = run_streamt({"frobnicate"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "unknown command 'frobnicate'"));
+  BOOST_TEST(run_streamt({}).exit_code == 2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,136 @@
+# Shared helpers for the integration tests (bash). Each test sources this
+# file; ctest sets STREAMT_BINARY, STREAMT_BROKER_ENV (the running broker of
+# the fixture) and STREAMT_EVIDENCE_DIR.
+#
+# Checks read Kafka with the Java client through tools/kafka-local (an
+# independent reader, not the librdkafka under test), read_committed.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+kafka_local="$root/tools/kafka-local"
+: "${STREAMT_BINARY:?set by ctest}"
+: "${STREAMT_BROKER_ENV:?set by ctest}"
+# shellcheck disable=SC1090
+source "$STREAMT_BROKER_ENV"
+export STREAMT_KAFKA_DIR STREAMT_BOOTSTRAP
+work=$(mktemp -d "${TMPDIR:-/tmp}/streamt-it-XXXXXX")
+engine_pids=()
+cleanup() {
+  for p in "${engine_pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+checks_passed=0
+fail() { echo "FAIL: $*" >&2; exit 1; }
+check_eq() {  # check_eq WHAT EXPECTED ACTUAL
+  if [[ "$2" != "$3" ]]; then
+    printf 'FAIL: %s\n  expected: %s\n  actual:   %s\n' "$1" "$2" "$3" >&2
+    exit 1
+  fi
+  checks_passed=$((checks_passed + 1))
+  echo "ok: $1"
+}
+
+# A topic name unique to this run, so tests never see each other's data.
+unique() { echo "$1-$(date +%s%N | tail -c 9)-$RANDOM"; }
+create_topic() { "$kafka_local" topic create "$1" --partitions "$2" >/dev/null; }
+# produce TOPIC < lines of KEY<TAB>VALUE ("null" as KEY or VALUE means null)
+produce() { "$kafka_local" produce "$1" --null-marker null >/dev/null; }
+# consume_committed TOPIC: PARTITION<TAB>OFFSET<TAB>KEY<TAB>VALUE, read_committed
+consume_committed() { "$kafka_local" consume "$1" --committed; }
+# values_committed TOPIC: only the values, in partition then offset order
+values_committed() { consume_committed "$1" | cut -f4; }
+# committed_offset GROUP TOPIC PARTITION (prints "none" if nothing committed)
+committed_offset() {
+  local out
+  out=$("$kafka_local" offsets "$1" 2>/dev/null) || { echo none; return; }
+  awk -F'\t' -v t="$2" -v p="$3" '$1 == t && $2 == p { print $3; found=1 } END { if (!found) print "none" }' <<<"$out"
+}
+
+# compile SCHEMA_FILE APP_ID SINK_TOPIC SQL OUT_PLAN
+compile() { echo "$4" | "$STREAMT_BINARY" compile --schema "$1" --application-id "$2" --sink-topic "$3" --output "$5" -; }
+
+# start_engine NAME PLAN STATE_DIR [ARGS...]: runs `streamt run` in the
+# background, logging to $work/NAME.log; its pid goes to engine_pid[NAME].
+declare -A engine_pid
+start_engine() {
+  local name=$1 plan=$2 state=$3
+  shift 3
+  "$STREAMT_BINARY" run "$plan" --bootstrap-servers "$STREAMT_BOOTSTRAP" --state-dir "$state" "$@" \
+    >"$work/$name.log" 2>&1 &
+  engine_pid[$name]=$!
+  engine_pids+=("$!")
+}
+# wait_engine NAME [TIMEOUT_S]: waits for the engine to exit and sets
+# engine_rc to its exit code (not printed: `wait` needs this shell, not a
+# command substitution's subshell).
+engine_rc=
+wait_engine() {
+  local name=$1 timeout=${2:-60} pid=${engine_pid[$1]}
+  for ((i = 0; i < timeout * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "engine $name did not exit within ${timeout}s; log:" >&2
+    cat "$work/$name.log" >&2
+    kill -9 "$pid"
+  fi
+  wait "$pid" && engine_rc=0 || engine_rc=$?
+}
+# stop_engine NAME: SIGTERM (clean stop); sets engine_rc.
+stop_engine() { kill -TERM "${engine_pid[$1]}"; wait_engine "$1" 60; }
+# peak_rss_kib NAME: the engine's peak resident set so far (VmHWM).
+peak_rss_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/${engine_pid[$1]}/status"; }
+# wait_for_committed GROUP TOPIC PARTITION OFFSET [TIMEOUT_S]: polls the
+# group's committed offset (an observable condition of another process;
+# there is no event to await from outside it).
+wait_for_committed() {
+  local deadline=$((SECONDS + ${5:-90})) got
+  while ((SECONDS < deadline)); do
+    got=$(committed_offset "$1" "$2" "$3")
+    [[ $got == "$4" ]] && return 0
+    sleep 0.5
+  done
+  echo "committed offset of $1 $2/$3 is $got, expected $4" >&2
+  return 1
+}
+show_log() { echo "--- $1.log"; cat "$work/$1.log"; }
+
+# --- added for multi_partition, two_instances, keys_headers_timestamps,
+# bad_inputs ---
+
+# wait_for_offsets GROUP TOPIC EXPECTED [TIMEOUT_S]: polls the group's
+# committed offsets on TOPIC until they are EXPECTED, "PARTITION:OFFSET"
+# pairs in partition order separated by spaces ("0:97 1:103 2:99 3:101").
+# One kafka-local call a poll however many partitions there are.
+wait_for_offsets() {
+  local deadline=$((SECONDS + ${4:-120})) got=""
+  while ((SECONDS < deadline)); do
+    got=$(group_offsets "$1" "$2")
+    [[ $got == "$3" ]] && return 0
+    sleep 0.5
+  done
+  echo "committed offsets of $1 on $2 are '$got', expected '$3'" >&2
+  return 1
+}
+# group_offsets GROUP TOPIC: the group's committed offsets on TOPIC in the
+# form wait_for_offsets takes (empty if the group has none).
+group_offsets() {
+  { "$kafka_local" offsets "$1" 2>/dev/null || true; } |
+    awk -F'\t' -v t="$2" '$1 == t { print $2 "\t" $3 }' | sort -n | awk -F'\t' '{ printf "%s%s:%s", sep, $1, $2; sep = " " }'
+}
+# check_each FILE: check_eq on every line WHAT<TAB>EXPECTED<TAB>ACTUAL of
+# FILE (what a test's Python verifier writes).
+check_each() {
+  local what expected actual
+  while IFS=$'\t' read -r what expected actual; do
+    check_eq "$what" "$expected" "$actual"
+  done <"$1"
+}
+# end_offsets_of TSV PARTITIONS: from a consume dump (PARTITION<TAB>OFFSET<TAB>...),
+# the end offset of each of PARTITIONS partitions in wait_for_offsets' form.
+end_offsets_of() {
+  awk -F'\t' -v n="$2" '{ if ($2 + 1 > end[$1]) end[$1] = $2 + 1 }
+    END { for (p = 0; p < n; p++) printf "%s%d:%d", (p ? " " : ""), p, end[p] + 0 }' "$1"
+}

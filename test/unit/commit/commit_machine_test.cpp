@@ -1,0 +1,315 @@
+#include "engine/commit_machine.hpp"
+
+#define BOOST_TEST_MODULE commit_machine
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+
+namespace c = streamt::engine::commit;
+namespace k = streamt::kafka;
+using namespace std::chrono_literals;
+using c::action;
+
+namespace {
+
+k::error_report ok() { return {}; }
+k::error_report timed_out() {
+  return {{RD_KAFKA_RESP_ERR__TIMED_OUT, true, false, false}, "commit timed out"};
+}
+k::error_report coordinator_moved() {
+  return {{RD_KAFKA_RESP_ERR_NOT_COORDINATOR, true, false, false}, "coordinator moved"};
+}
+k::error_report abortable() {
+  return {{RD_KAFKA_RESP_ERR__MSG_TIMED_OUT, false, true, false}, "message timed out"};
+}
+k::error_report fatal() {
+  return {{RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED, false, false, true}, "not authorized"};
+}
+k::error_report fenced() {
+  return {{RD_KAFKA_RESP_ERR_PRODUCER_FENCED, false, false, true}, "fenced by epoch 7"};
+}
+k::error_report unclassified() { return {{RD_KAFKA_RESP_ERR__STATE, false, false, false}, "wrong state"}; }
+
+// Walks a fresh machine through begin, produce and send_offsets; the next
+// action it asked for is commit.
+void walk_to_commit(c::machine& m) {
+  BOOST_TEST_REQUIRE(m.step(c::batch_ready{}).kind == action::begin);
+  BOOST_TEST_REQUIRE(m.step(c::begun{ok()}).kind == action::produce);
+  BOOST_TEST_REQUIRE(m.step(c::produced_ok{}).kind == action::send_offsets);
+  BOOST_TEST_REQUIRE(m.step(c::offsets_sent{ok()}).kind == action::commit);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(
+    a_batch_is_begun_produced_its_offsets_sent_and_committed_then_the_next_batch_is_consumed) {
+  c::machine m;
+  walk_to_commit(m);
+  BOOST_TEST(m.commit_started());
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::consume);
+  BOOST_TEST(m.transactions_committed() == 1u);
+  BOOST_TEST(m.step(c::batch_ready{}).kind == action::begin);
+}
+
+BOOST_AUTO_TEST_CASE(a_retriable_send_offsets_is_retried_after_a_delay_and_then_the_commit_proceeds) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::produced_ok{});
+  const auto a = m.step(c::offsets_sent{coordinator_moved()});
+  BOOST_TEST(a.kind == action::retry_after);
+  BOOST_TEST(a.delay.count() == 100);
+  BOOST_TEST(!m.commit_started());
+  BOOST_TEST(m.step(c::retry_elapsed{}).kind == action::send_offsets);
+  BOOST_TEST(m.step(c::offsets_sent{ok()}).kind == action::commit);
+}
+
+BOOST_AUTO_TEST_CASE(send_offsets_that_keeps_failing_retriably_aborts_because_the_commit_never_started) {
+  c::machine m(c::policy{.max_commit_attempts = 3, .max_retries = 2});
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::produced_ok{});
+  BOOST_TEST(m.step(c::offsets_sent{coordinator_moved()}).kind == action::retry_after);
+  BOOST_TEST(m.step(c::retry_elapsed{}).kind == action::send_offsets);
+  BOOST_TEST(m.step(c::offsets_sent{coordinator_moved()}).kind == action::abort);
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_timeout_is_retried_and_then_succeeds_without_any_abort) {
+  c::machine m;
+  walk_to_commit(m);
+  BOOST_TEST(m.step(c::commit_result{timed_out()}).kind == action::retry_after);
+  BOOST_TEST(m.commit_started());
+  BOOST_TEST(m.step(c::retry_elapsed{}).kind == action::commit);
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::consume);
+  BOOST_TEST(m.transactions_aborted() == 0u);
+  BOOST_TEST(m.transactions_committed() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_that_times_out_on_every_attempt_becomes_fatal_and_is_never_aborted) {
+  c::machine m(c::policy{.max_commit_attempts = 4});
+  walk_to_commit(m);
+  for (int attempt = 1; attempt < 4; ++attempt) {
+    const auto a = m.step(c::commit_result{timed_out()});
+    BOOST_TEST_REQUIRE(a.kind == action::retry_after);
+    BOOST_TEST_REQUIRE(m.step(c::retry_elapsed{}).kind == action::commit);
+  }
+  const auto last = m.step(c::commit_result{timed_out()});
+  BOOST_TEST(last.kind == action::fatal);
+  BOOST_TEST(last.reason.find("4 attempts") != std::string::npos);
+  BOOST_TEST(m.transactions_aborted() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(retry_delays_double_from_the_initial_backoff_up_to_the_maximum) {
+  c::machine m(c::policy{
+      .max_commit_attempts = 10, .max_retries = 10, .initial_backoff = 100ms, .max_backoff = 500ms});
+  walk_to_commit(m);
+  const long expected[] = {100, 200, 400, 500, 500};
+  for (long ms : expected) {
+    const auto a = m.step(c::commit_result{timed_out()});
+    BOOST_TEST(a.kind == action::retry_after);
+    BOOST_TEST(a.delay.count() == ms);
+    m.step(c::retry_elapsed{});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_abortable_delivery_failure_during_produce_aborts_then_rewinds_then_consumes_again) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  BOOST_TEST(m.step(c::delivery_failed{abortable()}).kind == action::abort);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::rewind_to_committed);
+  BOOST_TEST(m.step(c::rewound{ok()}).kind == action::consume);
+  BOOST_TEST(m.transactions_aborted() == 1u);
+  BOOST_TEST(m.step(c::batch_ready{}).kind == action::begin);
+}
+
+BOOST_AUTO_TEST_CASE(an_abortable_commit_error_aborts_and_rewinds) {
+  c::machine m;
+  walk_to_commit(m);
+  BOOST_TEST(m.step(c::commit_result{abortable()}).kind == action::abort);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::rewind_to_committed);
+  BOOST_TEST(m.step(c::rewound{ok()}).kind == action::consume);
+}
+
+BOOST_AUTO_TEST_CASE(an_abortable_answer_to_a_commit_retry_aborts_because_librdkafka_settled_the_outcome) {
+  c::machine m;
+  walk_to_commit(m);
+  m.step(c::commit_result{timed_out()});
+  m.step(c::retry_elapsed{});
+  BOOST_TEST(m.step(c::commit_result{abortable()}).kind == action::abort);
+}
+
+BOOST_AUTO_TEST_CASE(a_fenced_producer_stops_with_fenced_and_stays_stopped) {
+  c::machine m;
+  walk_to_commit(m);
+  const auto a = m.step(c::commit_result{fenced()});
+  BOOST_TEST(a.kind == action::fenced);
+  BOOST_TEST(a.reason.find("fenced by epoch 7") != std::string::npos);
+  BOOST_TEST(m.step(c::batch_ready{}).kind == action::fenced);
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::fenced);
+}
+
+BOOST_AUTO_TEST_CASE(a_fenced_delivery_report_stops_with_fenced_even_before_the_commit) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  BOOST_TEST(m.step(c::delivery_failed{fenced()}).kind == action::fenced);
+}
+
+BOOST_AUTO_TEST_CASE(a_fatal_error_stops_with_fatal_naming_the_call_that_failed) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::produced_ok{});
+  const auto a = m.step(c::offsets_sent{fatal()});
+  BOOST_TEST(a.kind == action::fatal);
+  BOOST_TEST(a.reason.find("send_offsets_to_transaction") != std::string::npos);
+  BOOST_TEST(a.reason.find("not authorized") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_unclassified_commit_error_is_fatal) {
+  c::machine m;
+  walk_to_commit(m);
+  BOOST_TEST(m.step(c::commit_result{unclassified()}).kind == action::fatal);
+}
+
+BOOST_AUTO_TEST_CASE(a_fatal_delivery_report_stops_even_while_the_commit_runs) {
+  c::machine m;
+  walk_to_commit(m);
+  BOOST_TEST(m.step(c::delivery_failed{fatal()}).kind == action::fatal);
+}
+
+BOOST_AUTO_TEST_CASE(an_abortable_delivery_report_during_the_commit_waits_for_the_commit_result) {
+  c::machine m;
+  walk_to_commit(m);
+  BOOST_TEST(m.step(c::delivery_failed{abortable()}).kind == action::wait);
+  BOOST_TEST(m.step(c::commit_result{abortable()}).kind == action::abort);
+}
+
+BOOST_AUTO_TEST_CASE(delivery_failures_of_records_purged_by_an_abort_are_ignored) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::delivery_failed{abortable()});
+  BOOST_TEST(m.step(c::delivery_failed{abortable()}).kind == action::wait);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::rewind_to_committed);
+  BOOST_TEST(m.step(c::delivery_failed{abortable()}).kind == action::wait);
+  BOOST_TEST(m.step(c::rewound{ok()}).kind == action::consume);
+}
+
+BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_idle_stops_at_once) {
+  c::machine m;
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::done);
+}
+
+BOOST_AUTO_TEST_CASE(a_graceful_cancel_before_the_commit_lets_the_open_transaction_commit_and_then_stops) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
+  BOOST_TEST(m.step(c::produced_ok{}).kind == action::send_offsets);
+  BOOST_TEST(m.step(c::offsets_sent{ok()}).kind == action::commit);
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::done);
+  BOOST_TEST(m.transactions_committed() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_cancel_before_the_commit_aborts_and_stops_without_rewinding) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::produced_ok{});
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::abort);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_cancel_after_a_graceful_one_aborts_a_transaction_not_yet_committing) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::abort);
+}
+
+BOOST_AUTO_TEST_CASE(a_cancel_after_the_commit_started_is_honoured_only_after_the_commit_outcome) {
+  for (auto kind : {c::stop_kind::graceful, c::stop_kind::terminal}) {
+    c::machine m;
+    walk_to_commit(m);
+    BOOST_TEST(m.step(c::cancel_requested{kind}).kind == action::wait);
+    BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::done);
+    BOOST_TEST(m.transactions_aborted() == 0u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_cancel_while_waiting_to_retry_a_commit_still_retries_the_commit) {
+  c::machine m;
+  walk_to_commit(m);
+  m.step(c::commit_result{timed_out()});
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::wait);
+  BOOST_TEST(m.step(c::retry_elapsed{}).kind == action::commit);
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::done);
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_cancel_during_an_abort_stops_once_the_abort_completes) {
+  c::machine m;
+  walk_to_commit(m);
+  m.step(c::commit_result{abortable()});
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::wait);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
+}
+
+BOOST_AUTO_TEST_CASE(a_passed_deadline_during_the_commit_stops_and_leaves_the_outcome_to_the_broker) {
+  c::machine m;
+  walk_to_commit(m);
+  const auto a = m.step(c::deadline_passed{});
+  BOOST_TEST(a.kind == action::done);
+  BOOST_TEST(a.reason.find("left to the broker") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_passed_deadline_before_the_commit_aborts_the_open_transaction) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  BOOST_TEST(m.step(c::deadline_passed{}).kind == action::abort);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
+}
+
+BOOST_AUTO_TEST_CASE(a_retriable_abort_is_retried_and_then_rewinds) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::delivery_failed{abortable()});
+  BOOST_TEST(m.step(c::abort_result{timed_out()}).kind == action::retry_after);
+  BOOST_TEST(m.step(c::retry_elapsed{}).kind == action::abort);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::rewind_to_committed);
+}
+
+BOOST_AUTO_TEST_CASE(an_abortable_error_from_the_abort_itself_is_fatal) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::delivery_failed{abortable()});
+  BOOST_TEST(m.step(c::abort_result{abortable()}).kind == action::fatal);
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_rewind_is_fatal_because_consuming_on_would_skip_records) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::delivery_failed{abortable()});
+  m.step(c::abort_result{ok()});
+  BOOST_TEST(m.step(c::rewound{unclassified()}).kind == action::fatal);
+}
+
+BOOST_AUTO_TEST_CASE(a_fenced_begin_stops_with_fenced) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  BOOST_TEST(m.step(c::begun{fenced()}).kind == action::fenced);
+}
+
+BOOST_AUTO_TEST_CASE(an_event_out_of_order_is_a_fatal_internal_error_naming_event_and_state) {
+  c::machine m;
+  const auto a = m.step(c::commit_result{ok()});
+  BOOST_TEST(a.kind == action::fatal);
+  BOOST_TEST(a.reason.find("commit_result") != std::string::npos);
+  BOOST_TEST(a.reason.find("idle") != std::string::npos);
+}

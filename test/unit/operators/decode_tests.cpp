@@ -1,0 +1,328 @@
+#include "operators/decode.hpp"
+
+#include "orders_fixture.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace ops = streamt::operators;
+namespace t = streamt::operators::test;
+using streamt::diagnostic;
+
+namespace {
+
+struct decoder {
+  ops::decode_definition def{t::orders_schema()};
+  ops::decode_state state;
+  ops::row row;
+  diagnostic error;
+
+  bool operator()(std::string_view value) { return ops::decode(def, state, value, row, error); }
+
+  // Decodes a value that must be refused; returns "code: message" for checks.
+  std::string refuse(std::string_view value) {
+    bool ok = (*this)(value);
+    BOOST_TEST_REQUIRE(!ok, "expected a failure for " << value);
+    BOOST_TEST((error.phase == streamt::phase::record));
+    return error.code + ": " + error.message;
+  }
+};
+
+bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(decode)
+
+BOOST_AUTO_TEST_CASE(fills_one_slot_per_column_with_its_type) {
+  decoder d;
+  BOOST_TEST_REQUIRE(d(R"({"id":"o-1","amount":-42,"note":"hi","flag":true})"));
+  BOOST_TEST_REQUIRE(d.row.slots.size() == 4u);
+  BOOST_TEST(!d.row.slots[t::id].is_null);
+  BOOST_TEST(d.row.slots[t::id].string == "o-1");
+  BOOST_TEST(d.row.slots[t::amount].bigint == -42);
+  BOOST_TEST(d.row.slots[t::note].string == "hi");
+  BOOST_TEST(d.row.slots[t::flag].boolean == true);
+}
+
+BOOST_AUTO_TEST_CASE(accepts_fields_in_any_order_and_whitespace_around_tokens) {
+  decoder d;
+  BOOST_TEST_REQUIRE(d(" \t\r\n{ \"flag\" : false ,\"note\":null, \"amount\":7,\"id\":\"x\" }\n "));
+  BOOST_TEST(d.row.slots[t::id].string == "x");
+  BOOST_TEST(d.row.slots[t::amount].bigint == 7);
+  BOOST_TEST(d.row.slots[t::note].is_null);
+  BOOST_TEST(!d.row.slots[t::flag].is_null);
+  BOOST_TEST(d.row.slots[t::flag].boolean == false);
+}
+
+BOOST_AUTO_TEST_CASE(overwrites_every_slot_of_the_previous_record) {
+  decoder d;
+  BOOST_TEST_REQUIRE(d(R"({"id":"a","amount":1,"note":"n","flag":true})"));
+  BOOST_TEST_REQUIRE(d(R"({"id":"b","amount":2,"note":null,"flag":null})"));
+  BOOST_TEST(d.row.slots[t::id].string == "b");
+  BOOST_TEST(d.row.slots[t::amount].bigint == 2);
+  BOOST_TEST(d.row.slots[t::note].is_null);
+  BOOST_TEST(d.row.slots[t::flag].is_null);
+}
+
+BOOST_AUTO_TEST_CASE(accepts_the_int64_limits_exactly) {
+  decoder d;
+  BOOST_TEST_REQUIRE(d(R"({"id":"x","amount":9223372036854775807,"note":null,"flag":null})"));
+  BOOST_TEST(d.row.slots[t::amount].bigint == std::numeric_limits<std::int64_t>::max());
+  BOOST_TEST_REQUIRE(d(R"({"id":"x","amount":-9223372036854775808,"note":null,"flag":null})"));
+  BOOST_TEST(d.row.slots[t::amount].bigint == std::numeric_limits<std::int64_t>::min());
+}
+
+BOOST_AUTO_TEST_CASE(decodes_minus_zero_as_zero) {
+  decoder d;
+  BOOST_TEST_REQUIRE(d(R"({"id":"x","amount":-0,"note":null,"flag":null})"));
+  BOOST_TEST(d.row.slots[t::amount].bigint == 0);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_integers_just_outside_int64_as_out_of_range) {
+  decoder d;
+  for (std::string_view n : {"9223372036854775808", "-9223372036854775809", "18446744073709551615",
+                             "18446744073709551616", "-99999999999999999999999"}) {
+    std::string value = R"({"id":"x","amount":)" + std::string(n) + R"(,"note":null,"flag":null})";
+    auto e = d.refuse(value);
+    BOOST_TEST(e.starts_with("bigint_out_of_range: column 'amount' expects BIGINT, found " + std::string(n) +
+                             " at byte 19"),
+               e);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(rejects_fractions_and_exponents_for_bigint_even_when_integral) {
+  decoder d;
+  for (std::string_view n : {"120.0", "1e2", "1E2", "-0.0", "0.5", "1.5e+3", "1e-2"}) {
+    std::string value = R"({"id":"x","amount":)" + std::string(n) + R"(,"note":null,"flag":null})";
+    auto e = d.refuse(value);
+    BOOST_TEST(e ==
+               "wrong_type: column 'amount' expects BIGINT, found a number with a fraction or exponent (" +
+                   std::string(n) + ") at byte 19");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(rejects_each_wrong_json_type_naming_column_expected_and_found) {
+  struct wrong {
+    std::string_view value;
+    std::string_view expected;
+  };
+  const wrong cases[] = {
+      {R"({"id":"x","amount":"120","note":null,"flag":null})",
+       "wrong_type: column 'amount' expects BIGINT, found a string at byte 19"},
+      {R"({"id":"x","amount":true,"note":null,"flag":null})",
+       "wrong_type: column 'amount' expects BIGINT, found a boolean at byte 19"},
+      {R"({"id":"x","amount":{},"note":null,"flag":null})",
+       "wrong_type: column 'amount' expects BIGINT, found an object at byte 19"},
+      {R"({"id":"x","amount":[1],"note":null,"flag":null})",
+       "wrong_type: column 'amount' expects BIGINT, found an array at byte 19"},
+      {R"({"id":"x","amount":1,"note":null,"flag":1})",
+       "wrong_type: column 'flag' expects BOOLEAN, found a number (1) at byte 40"},
+      {R"({"id":"x","amount":1,"note":null,"flag":"true"})",
+       "wrong_type: column 'flag' expects BOOLEAN, found a string at byte 40"},
+      {R"({"id":12,"amount":1,"note":null,"flag":null})",
+       "wrong_type: column 'id' expects STRING, found a number (12) at byte 6"},
+      {R"({"id":"x","amount":1,"note":1.5,"flag":null})",
+       "wrong_type: column 'note' expects STRING, found a number (1.5) at byte 28"},
+      {R"({"id":"x","amount":1,"note":false,"flag":null})",
+       "wrong_type: column 'note' expects STRING, found a boolean at byte 28"},
+      {R"({"id":["x"],"amount":1,"note":null,"flag":null})",
+       "wrong_type: column 'id' expects STRING, found an array at byte 6"},
+      {R"({"id":"x","amount":1,"note":{"a":1},"flag":null})",
+       "wrong_type: column 'note' expects STRING, found an object at byte 28"},
+  };
+  decoder d;
+  for (const auto& c : cases) BOOST_TEST(d.refuse(c.value) == c.expected);
+}
+
+BOOST_AUTO_TEST_CASE(reports_the_first_byte_of_an_escaped_string_as_its_offset) {
+  decoder d;
+  BOOST_TEST(d.refuse(R"({"id":"x","amount":"1\"2\\","note":null,"flag":null})") ==
+             "wrong_type: column 'amount' expects BIGINT, found a string at byte 19");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_null_only_for_columns_that_are_not_nullable) {
+  decoder d;
+  BOOST_TEST(d.refuse(R"({"id":null,"amount":1,"note":null,"flag":null})") ==
+             "unexpected_null: column 'id' is not nullable, found null at byte 6");
+  BOOST_TEST(d.refuse(R"({"id":"x","amount":null,"note":null,"flag":null})") ==
+             "unexpected_null: column 'amount' is not nullable, found null at byte 19");
+  BOOST_TEST(d(R"({"id":"x","amount":1,"note":null,"flag":null})"));
+}
+
+BOOST_AUTO_TEST_CASE(rejects_an_unknown_field_as_soon_as_its_key_is_read) {
+  decoder d;
+  // The syntax error after the key is never reached.
+  BOOST_TEST(d.refuse(R"({"id":"x","colour":!!!)") == "unknown_field: unknown field 'colour' at byte 10");
+  // Even when its value is a deep structure.
+  BOOST_TEST(d.refuse(R"({"extra":{"a":{"b":[[[{"c":1}]]]}},"id":"x"})") ==
+             "unknown_field: unknown field 'extra' at byte 1");
+}
+
+BOOST_AUTO_TEST_CASE(matches_field_names_exactly_and_case_sensitively) {
+  decoder d;
+  BOOST_TEST(d.refuse(R"({"ID":"x","amount":1,"note":null,"flag":null})") ==
+             "unknown_field: unknown field 'ID' at byte 1");
+  BOOST_TEST(d.refuse(R"({"id ":"x"})") == "unknown_field: unknown field 'id ' at byte 1");
+}
+
+BOOST_AUTO_TEST_CASE(matches_a_key_written_with_escapes_by_its_decoded_name) {
+  decoder d;
+  BOOST_TEST(d(R"({"\u0069d":"x","am\u006funt":1,"note":null,"flag":null})"));
+  BOOST_TEST(d.row.slots[t::amount].bigint == 1);
+}
+
+BOOST_AUTO_TEST_CASE(quotes_unknown_field_names_escaped_and_shortened) {
+  decoder d;
+  auto e = d.refuse(R"({"a\nb":1})");
+  BOOST_TEST(e == R"(unknown_field: unknown field 'a\nb' at byte 1)");
+  std::string long_key(200, 'k');
+  e = d.refuse(R"({")" + long_key + R"(":1})");
+  BOOST_TEST(contains(e, "'" + std::string(64, 'k') + "...'"), e);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_duplicate_field_even_with_the_same_value) {
+  decoder d;
+  BOOST_TEST(d.refuse(R"({"id":"x","id":"x","amount":1,"note":null,"flag":null})") ==
+             "duplicate_field: duplicate field 'id' at byte 10");
+  BOOST_TEST(d.refuse(R"({"id":"x","amount":1,"note":null,"flag":null,"note":null})") ==
+             "duplicate_field: duplicate field 'note' at byte 45");
+}
+
+BOOST_AUTO_TEST_CASE(names_the_first_missing_column_in_schema_order) {
+  decoder d;
+  BOOST_TEST(d.refuse(R"({"id":"x","amount":1})") == "missing_column: column 'note' is missing");
+  BOOST_TEST(d.refuse(R"({"flag":true})") == "missing_column: column 'id' is missing");
+  BOOST_TEST(d.refuse("{}") == "missing_column: column 'id' is missing");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_an_empty_value_which_is_not_a_tombstone) {
+  decoder d;
+  auto e = d.refuse("");
+  BOOST_TEST(e.starts_with("empty_value: "));
+  BOOST_TEST(contains(e, "zero bytes"));
+}
+
+BOOST_AUTO_TEST_CASE(rejects_every_top_level_value_that_is_not_an_object) {
+  decoder d;
+  BOOST_TEST(d.refuse("[1,2]") == "not_an_object: value is an array, expected a JSON object");
+  BOOST_TEST(d.refuse(R"("text")") == "not_an_object: value is a string, expected a JSON object");
+  BOOST_TEST(d.refuse("42") == "not_an_object: value is a number, expected a JSON object");
+  BOOST_TEST(d.refuse("true") == "not_an_object: value is a boolean, expected a JSON object");
+  BOOST_TEST(d.refuse("null") == "not_an_object: value is null, expected a JSON object");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_malformed_json_with_its_byte_offset) {
+  decoder d;
+  BOOST_TEST(d.refuse(R"({"id":"x",})").starts_with("malformed_json: malformed JSON at byte 10"));
+  BOOST_TEST(d.refuse(R"({"id":"x")").starts_with("malformed_json: malformed JSON: the value ends inside"));
+  BOOST_TEST(d.refuse("   ").starts_with("malformed_json: "));
+  BOOST_TEST(d.refuse(R"({"id":'x'})").starts_with("malformed_json: malformed JSON at byte 6"));
+  BOOST_TEST(d.refuse(R"({"id":"x","amount":012})").starts_with("malformed_json: "));
+  BOOST_TEST(d.refuse(R"({"id":"x","amount":+1})").starts_with("malformed_json: "));
+  BOOST_TEST(d.refuse(R"({"id":"x"/*c*/})").starts_with("malformed_json: "));
+  BOOST_TEST(d.refuse(R"({"id":"\x"})").starts_with("malformed_json: "));
+}
+
+BOOST_AUTO_TEST_CASE(rejects_trailing_data_and_a_second_document) {
+  decoder d;
+  const std::string ok = R"({"id":"x","amount":1,"note":null,"flag":null})";
+  BOOST_TEST(d.refuse(ok + " x") == "trailing_data: trailing data at byte 46 after the object");
+  BOOST_TEST(d.refuse(ok + ok) == "trailing_data: a second JSON document at byte 45 after the object");
+  BOOST_TEST(d.refuse(ok + "\n" + ok) == "trailing_data: a second JSON document at byte 46 after the object");
+  BOOST_TEST(d(ok + " \n\t\r"));
+}
+
+BOOST_AUTO_TEST_CASE(rejects_invalid_utf8_with_the_offset_of_the_bad_byte) {
+  decoder d;
+  for (std::string_view bad : {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xe2\x82", "\xf4\x90\x80\x80", "\x80"}) {
+    std::string value = R"({"id":"ab)" + std::string(bad) + R"(","amount":1,"note":null,"flag":null})";
+    BOOST_TEST(d.refuse(value) == "invalid_utf8: invalid UTF-8 at byte 9");
+  }
+  BOOST_TEST(d.refuse("{\"i\xff\":1}") == "invalid_utf8: invalid UTF-8 at byte 3");
+}
+
+BOOST_AUTO_TEST_CASE(rejects_lone_utf16_surrogate_escapes_as_invalid_utf8) {
+  decoder d;
+  for (std::string_view s :
+       {R"(\ud800)", R"(\udfff)", R"(\uDC00x)", R"(\ud800\u0041)", R"(\ud800\ud800)", R"(\ud83dx)"}) {
+    std::string value = R"({"id":"ab)" + std::string(s) + R"(","amount":1,"note":null,"flag":null})";
+    auto e = d.refuse(value);
+    BOOST_TEST(e == "invalid_utf8: \\u escape of a lone UTF-16 surrogate at byte 9 is not valid Unicode",
+               value);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(decodes_unicode_escapes_and_raw_utf8_to_utf8) {
+  decoder d;
+  BOOST_TEST_REQUIRE(d(
+      R"({"id":"caf\u00e9 \ud83d\ude00 é 😀","amount":1,"note":"\"q\" \\ \/ \b\f\n\r\t\u0000","flag":null})"));
+  BOOST_TEST(d.row.slots[t::id].string == "caf\xc3\xa9 \xf0\x9f\x98\x80 \xc3\xa9 \xf0\x9f\x98\x80");
+  BOOST_TEST(d.row.slots[t::note].string == std::string("\"q\" \\ / \b\f\n\r\t\0", 14));
+}
+
+BOOST_AUTO_TEST_CASE(rejects_raw_control_characters_inside_strings) {
+  decoder d;
+  BOOST_TEST(d.refuse("{\"id\":\"a\tb\"}").starts_with("malformed_json: malformed JSON at byte 8"));
+  BOOST_TEST(d.refuse(std::string("{\"id\":\"a\0b\"}", 12)).starts_with("malformed_json: "));
+}
+
+BOOST_AUTO_TEST_CASE(assembles_strings_that_arrive_in_parts) {
+  decoder d;
+  // Escapes make Boost.JSON deliver a string in several parts (and a long one
+  // in buffer-sized parts): all must end up in the slot, in order.
+  std::string note;
+  std::string expected;
+  for (int i = 0; i < 3000; ++i) {
+    note += "ab\\n";
+    expected += "ab\n";
+  }
+  BOOST_TEST_REQUIRE(d(R"({"id":"x","amount":1,"note":")" + note + R"(","flag":null})"));
+  BOOST_TEST(d.row.slots[t::note].string == expected);
+  BOOST_TEST_REQUIRE(d(R"({"id":"x\"y","amount":1,"note":"short","flag":null})"));
+  BOOST_TEST(d.row.slots[t::id].string == "x\"y");
+  BOOST_TEST(d.row.slots[t::note].string == "short");
+}
+
+BOOST_AUTO_TEST_CASE(reuses_string_capacity_across_records) {
+  decoder d;
+  BOOST_TEST_REQUIRE(
+      d(R"({"id":"a-long-identifier-of-forty-bytes-0000","amount":1,"note":null,"flag":null})"));
+  const char* storage = d.row.slots[t::id].string.data();
+  BOOST_TEST_REQUIRE(d(R"({"id":"short","amount":1,"note":null,"flag":null})"));
+  BOOST_TEST(d.row.slots[t::id].string == "short");
+  BOOST_TEST(static_cast<const void*>(d.row.slots[t::id].string.data()) == static_cast<const void*>(storage));
+}
+
+BOOST_AUTO_TEST_CASE(decodes_correctly_after_any_kind_of_failure) {
+  decoder d;
+  for (std::string_view bad :
+       {"", "[", R"({"zz":1})", R"({"id":"x"} x)", "{\"id\":\"\xff\"}", R"({"id":1})"}) {
+    BOOST_TEST(!d(bad));
+    BOOST_TEST_REQUIRE(d(R"({"id":"ok","amount":5,"note":"n","flag":false})"), bad);
+    BOOST_TEST(d.row.slots[t::id].string == "ok");
+    BOOST_TEST(d.row.slots[t::amount].bigint == 5);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(finds_columns_by_exact_name_using_the_hint_first) {
+  ops::decode_definition def(t::orders_schema());
+  BOOST_TEST(def.find("amount", 1).value() == 1u);
+  BOOST_TEST(def.find("amount", 3).value() == 1u);
+  BOOST_TEST(def.find("amount", 99).value() == 1u);
+  BOOST_TEST(!def.find("Amount", 1).has_value());
+  BOOST_TEST(!def.find("", 0).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_decode_state_can_be_moved_between_owners) {
+  decoder d;
+  ops::decode_state moved(std::move(d.state));
+  BOOST_TEST(ops::decode(d.def, moved, R"({"id":"m","amount":3,"note":null,"flag":true})", d.row, d.error));
+  BOOST_TEST(d.row.slots[t::id].string == "m");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

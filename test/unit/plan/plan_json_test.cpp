@@ -1,0 +1,291 @@
+#include "plan/plan_json.hpp"
+
+#include "case_files.hpp"
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+using streamt::phase;
+using namespace streamt::plan;
+namespace data = boost::unit_test::data;
+
+namespace {
+
+// The plan of BRIEF §7 with one more column of each kind: kept in sync with
+// test/data/plans/valid_orders.json.
+plan sample_plan() {
+  plan p;
+  p.identity.application_id = "orders-big";
+  p.identity.source_topic = "orders";
+  p.identity.sink_topic = "big-orders";
+  p.schema = {"orders",
+              "orders",
+              {{"id", column_type::string, false},
+               {"amount", column_type::bigint, false},
+               {"note", column_type::string, true},
+               {"vip", column_type::boolean, true}}};
+  p.predicate = {{1, compare_op::ge, std::int64_t{50}}, {2, compare_op::is_null, {}}};
+  p.projection = {{0, "id"}, {1, "amount"}, {3, "is_vip"}};
+  return p;
+}
+
+void check_round_trip(const plan& p) {
+  auto text = write_plan(p);
+  auto loaded = load_plan(text);
+  BOOST_TEST_REQUIRE(loaded.has_value(),
+                     (loaded.has_error() ? streamt::format(loaded.error()) : std::string()));
+  BOOST_TEST((*loaded == p));
+  BOOST_TEST(write_plan(*loaded) == text);
+  BOOST_TEST(digest(*loaded) == digest(p));
+}
+
+bool is_digest_shaped(const std::string& d) {
+  if (d.size() != 71 || d.rfind("sha256:", 0) != 0) return false;
+  for (char c : d.substr(7))
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(plan_json)
+
+BOOST_DATA_TEST_CASE(each_plan_case_loads_or_fails_as_its_sidecar_says,
+                     data::make(streamt::test::case_names("plans")), name) {
+  BOOST_TEST_CONTEXT("test/data/plans/" << name << ".json") {
+    auto text = streamt::test::read_file(streamt::test::data_dir("plans") / (name + ".json"));
+    auto expected = streamt::test::read_expectation("plans", name);
+    auto r = load_plan(text);
+    if (expected) {
+      BOOST_TEST_REQUIRE(r.has_error(), "the plan loaded but the sidecar expects an error");
+      streamt::test::check_diagnostic(r.error(), *expected, phase::plan);
+    } else {
+      BOOST_TEST_REQUIRE(name.rfind("valid_", 0) == 0u,
+                         "a case without an .error sidecar must be named valid_*");
+      BOOST_TEST_REQUIRE(r.has_value(), (r.has_error() ? streamt::format(r.error()) : std::string()));
+      check_round_trip(*r);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(writes_the_sample_plan_in_canonical_form) {
+  BOOST_TEST(
+      canonical_json(sample_plan()) ==
+      R"({"plan_version":1,"identity":{"application_id":"orders-big","source_topic":"orders",)"
+      R"("sink_topic":"big-orders","operators":["decode","filter","project","encode"]},)"
+      R"("schema":{"source":"orders","topic":"orders","columns":[)"
+      R"({"name":"id","type":"STRING","nullable":false},{"name":"amount","type":"BIGINT","nullable":false},)"
+      R"({"name":"note","type":"STRING","nullable":true},{"name":"vip","type":"BOOLEAN","nullable":true}]},)"
+      R"("predicate":[{"column":"amount","op":">=","value":50},{"column":"note","op":"IS NULL"}],)"
+      R"("projection":[{"column":"id","as":"id"},{"column":"amount","as":"amount"},)"
+      R"({"column":"vip","as":"is_vip"}]})");
+}
+
+// Pinned once: if this changes, every plan already reviewed and pinned with
+// `streamt run --expect-digest` stops matching. Change it only on purpose.
+BOOST_AUTO_TEST_CASE(keeps_the_digest_of_the_sample_plan_stable) {
+  BOOST_TEST(digest(sample_plan()) ==
+             "sha256:e753e0742a8071a0e6bbabd5db7f2928882793e47cabbf5149dd6c7e68bdb799");
+}
+
+BOOST_AUTO_TEST_CASE(keeps_the_escaping_of_strings_stable) {
+  plan p = sample_plan();
+  p.predicate = {{0, compare_op::eq, std::string("q\"b\\s/\b\f\n\r\t\x01\x1f\x7f \xC3\xA9")}};
+  auto c = canonical_json(p);
+  BOOST_TEST(c.find(R"("value":"q\"b\\s/\b\f\n\r\t\u0001\u001f)"
+                    "\x7f \xC3\xA9\"") != std::string::npos);
+  BOOST_TEST(digest(p) == "sha256:1b1425379afa426d49a1e86608d8d79e32e8e271eee61e07edba2484b82daf52");
+}
+
+BOOST_AUTO_TEST_CASE(changes_the_digest_when_the_predicate_changes) {
+  const auto base = digest(sample_plan());
+  plan literal = sample_plan();
+  literal.predicate[0].value = std::int64_t{51};
+  plan op = sample_plan();
+  op.predicate[0].op = compare_op::gt;
+  plan removed = sample_plan();
+  removed.predicate.pop_back();
+  plan added = sample_plan();
+  added.predicate.push_back({3, compare_op::eq, true});
+  plan negated = sample_plan();
+  negated.predicate[1].op = compare_op::is_not_null;
+  for (const auto* p : {&literal, &op, &removed, &added, &negated}) {
+    BOOST_TEST(is_digest_shaped(digest(*p)));
+    BOOST_TEST(digest(*p) != base);
+  }
+  BOOST_TEST(digest(literal) != digest(op));
+}
+
+BOOST_AUTO_TEST_CASE(changes_the_digest_when_identity_or_projection_changes) {
+  const auto base = digest(sample_plan());
+  plan app = sample_plan();
+  app.identity.application_id = "orders-big2";
+  plan alias = sample_plan();
+  alias.projection[2].output_name = "vip";
+  BOOST_TEST(digest(app) != base);
+  BOOST_TEST(digest(alias) != base);
+}
+
+BOOST_AUTO_TEST_CASE(writes_the_plan_file_pretty_printed_with_its_digest) {
+  plan p;
+  p.identity = {"app", "in", "out", operator_names()};
+  p.schema = {"s", "in", {{"a", column_type::bigint, true}}};
+  p.projection = {{0, "b"}};
+  const std::string expected = R"({
+  "plan_version": 1,
+  "identity": {
+    "application_id": "app",
+    "source_topic": "in",
+    "sink_topic": "out",
+    "operators": [
+      "decode",
+      "filter",
+      "project",
+      "encode"
+    ]
+  },
+  "schema": {
+    "source": "s",
+    "topic": "in",
+    "columns": [
+      {
+        "name": "a",
+        "type": "BIGINT",
+        "nullable": true
+      }
+    ]
+  },
+  "predicate": [],
+  "projection": [
+    {
+      "column": "a",
+      "as": "b"
+    }
+  ],
+  "digest": ")" + digest(p) + "\"\n}\n";
+  BOOST_TEST(write_plan(p) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(round_trips_the_sample_plan) { check_round_trip(sample_plan()); }
+
+BOOST_AUTO_TEST_CASE(round_trips_the_extreme_bigint_literals) {
+  for (std::int64_t v : {std::numeric_limits<std::int64_t>::min(), std::int64_t{-1}, std::int64_t{0},
+                         std::numeric_limits<std::int64_t>::max()}) {
+    BOOST_TEST_CONTEXT(v) {
+      plan p = sample_plan();
+      p.predicate = {{1, compare_op::ne, v}};
+      check_round_trip(p);
+      BOOST_TEST(canonical_json(p).find("\"value\":" + std::to_string(v) + "}") != std::string::npos);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(round_trips_strings_with_quotes_backslashes_unicode_and_control_characters) {
+  std::string every_control;
+  for (int c = 1; c < 0x20; ++c) every_control += static_cast<char>(c);
+  every_control += '\x7f';
+  const std::string strings[] = {
+      "",
+      "it's \"quoted\"",
+      "back\\slash \\\\ \\u0041 \\n",
+      "caf\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80",
+      every_control,
+      std::string("nul\0inside", 10),
+      "/ slash </script>",
+  };
+  for (const auto& s : strings) {
+    BOOST_TEST_CONTEXT(s.size()) {
+      plan p = sample_plan();
+      p.predicate = {{0, compare_op::eq, s}, {2, compare_op::ne, s}};
+      check_round_trip(p);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(round_trips_every_operator) {
+  plan p = sample_plan();
+  p.predicate = {{1, compare_op::eq, std::int64_t{1}},
+                 {1, compare_op::ne, std::int64_t{2}},
+                 {1, compare_op::lt, std::int64_t{3}},
+                 {1, compare_op::le, std::int64_t{4}},
+                 {1, compare_op::gt, std::int64_t{5}},
+                 {1, compare_op::ge, std::int64_t{6}},
+                 {2, compare_op::is_null, {}},
+                 {3, compare_op::is_not_null, {}},
+                 {3, compare_op::eq, false},
+                 {3, compare_op::ne, true},
+                 {0, compare_op::ne, std::string("x")},
+                 {0, compare_op::eq, std::string("y")}};
+  check_round_trip(p);
+}
+
+BOOST_AUTO_TEST_CASE(round_trips_a_plan_without_predicate_and_with_reordered_projection) {
+  plan p = sample_plan();
+  p.predicate.clear();
+  p.projection = {{3, "vip"}, {0, "key"}, {0, "id"}};
+  check_round_trip(p);
+}
+
+BOOST_AUTO_TEST_CASE(loads_the_sample_plan_file) {
+  auto r = load_plan(streamt::test::read_file(streamt::test::data_dir("plans") / "valid_orders.json"));
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST((*r == sample_plan()));
+  BOOST_TEST(r->identity.operators == operator_names());
+}
+
+BOOST_AUTO_TEST_CASE(writes_exactly_the_sample_plan_file) {
+  BOOST_TEST(write_plan(sample_plan()) ==
+             streamt::test::read_file(streamt::test::data_dir("plans") / "valid_orders.json"));
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_plan_whose_version_is_not_one_before_reading_the_rest) {
+  plan p = sample_plan();
+  p.version = 2;
+  auto r = load_plan(write_plan(p));
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().code == "unsupported_version");
+  BOOST_TEST(r.error().message.find("supports plan_version 1") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_plan_built_with_a_column_index_out_of_range) {
+  plan p = sample_plan();
+  p.predicate[0].column = 17;
+  auto r = load_plan(write_plan(p));
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().code == "unknown_column");
+  BOOST_TEST(r.error().path == "$.predicate[0].column");
+}
+
+BOOST_AUTO_TEST_CASE(reports_a_digest_mismatch_with_both_digests_and_what_to_do) {
+  plan p = sample_plan();
+  std::string text = write_plan(p);
+  auto pos = text.find("\"value\": 50");
+  BOOST_TEST_REQUIRE(pos != std::string::npos);
+  text.replace(pos, 11, "\"value\": 49");
+  auto r = load_plan(text);
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().code == "digest_mismatch");
+  BOOST_TEST(r.error().path == "$.digest");
+  BOOST_TEST(r.error().message.find(digest(p)) != std::string::npos);
+  plan edited = p;
+  edited.predicate[0].value = std::int64_t{49};
+  BOOST_TEST(r.error().message.find(digest(edited)) != std::string::npos);
+  BOOST_TEST(streamt::format(r.error()).rfind("$.digest: ", 0) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(accepts_only_valid_application_ids) {
+  BOOST_TEST(is_valid_application_id("orders-big.v2_A"));
+  BOOST_TEST(is_valid_application_id(std::string(200, 'a')));
+  BOOST_TEST(!is_valid_application_id(std::string(201, 'a')));
+  BOOST_TEST(!is_valid_application_id(""));
+  BOOST_TEST(!is_valid_application_id("a b"));
+  BOOST_TEST(!is_valid_application_id("a/b"));
+  BOOST_TEST(!is_valid_application_id("a:b"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,172 @@
+#include "tools/streamt/cli.hpp"
+
+#include "plan/plan_json.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace streamt::cli {
+
+std::optional<std::string> arguments::get(const std::string& name) const {
+  auto it = options.find(name);
+  if (it == options.end() || it->second.empty()) return std::nullopt;
+  return it->second.back();
+}
+
+std::optional<std::string> parse(std::span<char* const> args, const option_spec& spec, arguments& out) {
+  bool options_done = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (options_done || a == "-" || a.rfind("-", 0) != 0) {
+      out.positionals.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    if (a == "-h") a = "--help";
+    std::string name = a;
+    std::optional<std::string> value;
+    if (auto eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    }
+    if (spec.flags.count(name)) {
+      if (value) return "option '" + name + "' takes no value";
+      out.flags.insert(name);
+      continue;
+    }
+    if (!spec.with_value.count(name)) return "unknown option '" + name + "'";
+    if (!value) {
+      if (i + 1 >= args.size()) return "option '" + name + "' needs a value";
+      value = args[++i];
+    }
+    auto& slot = out.options[name];
+    if (!slot.empty() && !spec.repeatable.count(name)) return "option '" + name + "' given twice";
+    slot.push_back(*value);
+  }
+  return std::nullopt;
+}
+
+result<std::string> read_input(const std::string& path, std::size_t max_bytes) {
+  auto failure = [&](std::string message) {
+    diagnostic d;
+    d.phase = phase::plan;
+    d.code = "unreadable_input";
+    d.message = std::move(message);
+    return d;
+  };
+  std::string data;
+  std::istream* in = &std::cin;
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) return failure("cannot read '" + path + "': " + std::strerror(errno));
+    in = &file;
+  }
+  char buf[65536];
+  while (in->read(buf, sizeof buf) || in->gcount() > 0) {
+    data.append(buf, static_cast<std::size_t>(in->gcount()));
+    if (data.size() > max_bytes)
+      return failure("'" + path + "' is larger than the limit of " + std::to_string(max_bytes) + " bytes");
+  }
+  if (in->bad()) return failure("reading '" + path + "' failed");
+  return data;
+}
+
+std::optional<std::string> write_file_atomically(const std::string& path, std::string_view contents) {
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  std::string tmpl = dir + "/.streamt-tmp-XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return "cannot create a file in '" + dir + "': " + std::strerror(errno);
+  std::size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      return "cannot write '" + path + "': " + why;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  // mkstemp creates 0600; a plan is not a secret and is meant to be shared.
+  ::fchmod(fd, 0644);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmpl.c_str());
+    return "cannot write '" + path + "': " + std::strerror(errno);
+  }
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmpl.c_str());
+    return "cannot write '" + path + "': " + why;
+  }
+  return std::nullopt;
+}
+
+void print_diagnostic(std::string_view command, std::string_view file, const diagnostic& d,
+                      std::string_view source_text) {
+  std::ostringstream os;
+  os << "streamt " << command << ": ";
+  if (!file.empty()) os << file << ':';
+  if (d.line != 0) {
+    os << d.line << ':' << d.column << ": ";
+  } else if (!d.path.empty()) {
+    os << ' ' << d.path << ": ";
+  } else if (!file.empty()) {
+    os << ' ';
+  }
+  os << "error: " << d.message << '\n';
+  if (d.line != 0 && !source_text.empty()) {
+    // Show the line and a caret under the column, as compilers do. Columns
+    // count bytes; a caret after multi-byte characters may sit a little left.
+    std::size_t start = 0;
+    for (std::size_t l = 1; l < d.line && start != std::string_view::npos; ++l) {
+      start = source_text.find('\n', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start != std::string_view::npos && start <= source_text.size()) {
+      std::string_view rest = source_text.substr(start);
+      std::string_view line = rest.substr(0, rest.find('\n'));
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      os << "  " << line << '\n' << "  " << std::string(d.column > 0 ? d.column - 1 : 0, ' ') << "^\n";
+    }
+  }
+  std::cerr << os.str();
+}
+
+int usage_error(std::string_view command, std::string_view message) {
+  std::cerr << "streamt " << command << ": " << message << "\nTry 'streamt " << command << " --help'.\n";
+  return engine::to_int(engine::exit_code::usage);
+}
+
+std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
+                                         engine::exit_code& code) {
+  // The loader enforces its own size limit; reading one byte more lets it say so.
+  result<std::string> text = read_input(path, 64u << 20);
+  if (!text) {
+    std::cerr << "streamt " << command << ": " << text.error().message << '\n';
+    code = engine::exit_code::usage;
+    return std::nullopt;
+  }
+  result<plan::plan> p = plan::load_plan(*text);
+  if (!p) {
+    print_diagnostic(command, path, p.error());
+    code = engine::exit_code::rejected;
+    return std::nullopt;
+  }
+  code = engine::exit_code::ok;
+  return std::move(*p);
+}
+
+}  // namespace streamt::cli

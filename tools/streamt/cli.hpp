@@ -1,0 +1,67 @@
+#pragma once
+// Small pieces every `streamt` subcommand shares: argument parsing, reading
+// input files, atomic output files, and printing diagnostics the way
+// compilers do (file:line:col, the source line, a caret).
+
+#include "engine/exit_codes.hpp"
+#include "plan/diagnostic.hpp"
+#include "plan/plan.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamt::cli {
+
+// A parsed command line: `--name value`, `--name=value`, flags, positionals.
+struct arguments {
+  std::map<std::string, std::vector<std::string>> options;
+  std::set<std::string> flags;
+  std::vector<std::string> positionals;
+
+  std::optional<std::string> get(const std::string& name) const;
+  bool has(const std::string& flag) const { return flags.count(flag) != 0; }
+};
+
+struct option_spec {
+  std::set<std::string> with_value;  // e.g. "--schema"
+  std::set<std::string> flags;       // e.g. "--help"
+  std::set<std::string> repeatable;  // options that may be given more than once
+};
+
+// Parses argv after the subcommand name. `--` ends options. On error returns
+// a message for the usage line.
+std::optional<std::string> parse(std::span<char* const> args, const option_spec& spec, arguments& out);
+
+// Reads a whole file, or standard input for "-". Refuses more than
+// `max_bytes` (so an accidental multi-gigabyte argument fails fast).
+result<std::string> read_input(const std::string& path, std::size_t max_bytes);
+
+// Writes `contents` to `path` through a temporary file in the same
+// directory and a rename: a reader never sees a half-written plan.
+std::optional<std::string> write_file_atomically(const std::string& path, std::string_view contents);
+
+// "streamt compile: query.sql:1:42: OR is not supported ...", followed for
+// SQL by the offending line and a caret under the column.
+void print_diagnostic(std::string_view command, std::string_view file, const diagnostic& d,
+                      std::string_view source_text = {});
+
+// Prints "streamt CMD: MESSAGE" and "Try 'streamt CMD --help'." to stderr.
+int usage_error(std::string_view command, std::string_view message);
+
+// Loads and validates a plan file for check, explain and replay; prints the
+// diagnostic and returns nullopt on failure (exit code in `code`).
+std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
+                                         engine::exit_code& code);
+
+int cmd_compile(std::span<char* const> args);
+int cmd_check(std::span<char* const> args);
+int cmd_explain(std::span<char* const> args);
+int cmd_replay(std::span<char* const> args);
+int cmd_run(std::span<char* const> args);
+
+}  // namespace streamt::cli

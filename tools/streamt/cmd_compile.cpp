@@ -1,0 +1,89 @@
+// streamt compile: SQL + schema → plan v1 (BRIEF §3).
+
+#include "plan/plan_json.hpp"
+#include "plan/schema_file.hpp"
+#include "plan/sql/compile.hpp"
+#include "tools/streamt/cli.hpp"
+
+#include <iostream>
+
+namespace streamt::cli {
+
+namespace {
+constexpr std::string_view help =
+    "usage: streamt compile --schema FILE --application-id ID --sink-topic TOPIC\n"
+    "                       [--output FILE] [SQL_FILE | -]\n"
+    "\n"
+    "Compile one SELECT statement of the streamt SQL subset against an explicit\n"
+    "source schema into a plan (JSON), written to stdout or atomically to --output.\n"
+    "The SQL is read from SQL_FILE, or from standard input if it is '-' or absent.\n"
+    "\n"
+    "  --schema FILE          the source schema: {\"source\", \"topic\", \"columns\"}\n"
+    "  --application-id ID    consumer group id and transactional id prefix\n"
+    "  --sink-topic TOPIC     the topic results are written to\n"
+    "  --output FILE          write the plan here instead of stdout\n"
+    "\n"
+    "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written); 2 usage\n";
+}  // namespace
+
+int cmd_compile(std::span<char* const> args) {
+  option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output"}, {"--help"}, {}};
+  arguments a;
+  if (auto err = parse(args, spec, a)) return usage_error("compile", *err);
+  if (a.has("--help")) {
+    std::cout << help;
+    return 0;
+  }
+  for (const char* required : {"--schema", "--application-id", "--sink-topic"})
+    if (!a.get(required)) return usage_error("compile", std::string("missing ") + required);
+  if (a.positionals.size() > 1) return usage_error("compile", "expected at most one SQL file");
+  const std::string sql_path = a.positionals.empty() ? "-" : a.positionals[0];
+  const std::string schema_path = *a.get("--schema");
+
+  result<std::string> schema_text = read_input(schema_path, 1u << 20);
+  if (!schema_text) {
+    std::cerr << "streamt compile: " << schema_text.error().message << '\n';
+    return engine::to_int(engine::exit_code::usage);
+  }
+  result<plan::schema> schema = plan::load_schema(*schema_text);
+  if (!schema) {
+    print_diagnostic("compile", schema_path, schema.error());
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  result<std::string> sql = read_input(sql_path, plan::max_sql_bytes);
+  if (!sql) {
+    std::cerr << "streamt compile: " << sql.error().message << '\n';
+    return engine::to_int(sql.error().message.find("larger") != std::string::npos
+                              ? engine::exit_code::rejected
+                              : engine::exit_code::usage);
+  }
+  plan::compile_options options{*a.get("--application-id"), *a.get("--sink-topic")};
+  result<plan::plan> compiled = plan::compile(*sql, *schema, options);
+  if (!compiled) {
+    print_diagnostic("compile", sql_path == "-" ? "<stdin>" : sql_path, compiled.error(), *sql);
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  // Validate what we are about to write with the engine's own loader: the
+  // identity options (application id, sink topic) are only checked there,
+  // and a plan the engine would refuse must never be written.
+  const std::string text = plan::write_plan(*compiled);
+  if (result<plan::plan> reloaded = plan::load_plan(text); !reloaded) {
+    diagnostic d = reloaded.error();
+    if (d.path == "$.identity.application_id") d.path = "--application-id";
+    if (d.path == "$.identity.sink_topic") d.path = "--sink-topic";
+    print_diagnostic("compile", "", d);
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  if (auto out = a.get("--output")) {
+    if (auto err = write_file_atomically(*out, text)) {
+      std::cerr << "streamt compile: " << *err << '\n';
+      return engine::to_int(engine::exit_code::cannot_write);
+    }
+    return 0;
+  }
+  std::cout << text;
+  std::cout.flush();
+  return std::cout ? 0 : engine::to_int(engine::exit_code::io_error);
+}
+
+}  // namespace streamt::cli

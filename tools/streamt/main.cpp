@@ -1,0 +1,58 @@
+// streamt: compile a SQL transform into a reviewed plan and run it.
+// Each subcommand lives in its own cmd_*.cpp; this file only dispatches.
+
+#include "tools/streamt/cli.hpp"
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <span>
+#include <string_view>
+
+namespace {
+
+constexpr std::string_view top_help =
+    "usage: streamt COMMAND [ARGS]\n"
+    "\n"
+    "Run one SQL-defined, strictly typed transform from a Kafka topic to another.\n"
+    "\n"
+    "commands:\n"
+    "  compile   turn a SQL statement and a source schema into a plan (JSON)\n"
+    "  check     validate a plan; print its identity and digest\n"
+    "  explain   print a plan's pipeline stage by stage\n"
+    "  replay    run a plan offline over records in kcat's -J envelope\n"
+    "  run       run a plan against Kafka, exactly once\n"
+    "\n"
+    "'streamt COMMAND --help' describes a command and its exit codes.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 2) {
+      std::cerr << top_help;
+      return streamt::engine::to_int(streamt::engine::exit_code::usage);
+    }
+    const std::string_view command = argv[1];
+    std::span<char* const> rest(argv + 2, static_cast<std::size_t>(argc - 2));
+    if (command == "compile") return streamt::cli::cmd_compile(rest);
+    if (command == "check") return streamt::cli::cmd_check(rest);
+    if (command == "explain") return streamt::cli::cmd_explain(rest);
+    if (command == "replay") return streamt::cli::cmd_replay(rest);
+    if (command == "run") return streamt::cli::cmd_run(rest);
+    if (command == "--help" || command == "-h" || command == "help") {
+      std::cout << top_help;
+      return 0;
+    }
+    if (command == "--version" || command == "version") {
+      std::cout << "streamt 0.1.0 (plan version 1)\n";
+      return 0;
+    }
+    std::cerr << "streamt: unknown command '" << command << "'\n\n" << top_help;
+    return streamt::engine::to_int(streamt::engine::exit_code::usage);
+  } catch (const std::exception& e) {
+    // Expected failures are values; reaching here is a bug in streamt.
+    std::cerr << "streamt: internal error: " << e.what() << " (please report this)\n";
+    return streamt::engine::to_int(streamt::engine::exit_code::internal);
+  }
+}
