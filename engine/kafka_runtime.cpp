@@ -85,8 +85,13 @@ std::string describe(const kafka::topic_partition& tp) {
 
 class runtime {
  public:
-  runtime(plan::plan p, run_options o) : plan_(std::move(p)), options_(std::move(o)), stages_(plan_) {
-    log_.add_attribute("Channel", boost::log::attributes::constant<std::string>("engine"));
+  runtime(plan::plan p, run_options o)
+      : plan_(std::move(p)),
+        options_(std::move(o)),
+        log_(boost::log::keywords::channel = "engine"),
+        stages_(plan_) {
+    log_.add_attribute("Application",
+                       boost::log::attributes::constant<std::string>(plan_.identity.application_id));
   }
 
   asio::awaitable<run_report> run() {

@@ -117,7 +117,12 @@ poll_batch consumer::drain(std::size_t max) {
     if (m && m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       consumer_error e;
       e.error = report_of(m->err);
-      e.error.message = std::string(rd_kafka_err2name(m->err)) + ": " + rd_kafka_message_errstr(m.get());
+      // A consumer error message carries its text as the payload, which is
+      // not guaranteed to be NUL-terminated: copy it with its length.
+      const std::string text = m->payload != nullptr && m->len > 0
+                                   ? std::string(static_cast<const char*>(m->payload), m->len)
+                                   : std::string(rd_kafka_err2str(m->err));
+      e.error.message = std::string(rd_kafka_err2name(m->err)) + ": " + text;
       if (m->rkt != nullptr) e.partition = topic_partition{rd_kafka_topic_name(m->rkt), m->partition};
       e.offset = m->offset;
       batch.errors.push_back(std::move(e));

@@ -104,10 +104,9 @@ void producer::drain(std::size_t max, producer_events& out) {
           r.partition = {rd_kafka_topic_name(m->rkt), m->partition};
           r.offset = m->offset;
           r.opaque = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(m->_private));
-          if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-            r.error = report_of(m->err);
-            r.error.message = std::string(rd_kafka_err2name(m->err)) + ": " + rd_kafka_message_errstr(m);
-          }
+          // Not rd_kafka_message_errstr: for a delivery report it reads the
+          // record's payload as a C string (a heap over-read under ASan).
+          if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) r.error = report_of(m->err);
           out.deliveries.push_back(std::move(r));
         }
         break;

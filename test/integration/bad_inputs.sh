@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 
 src=$(unique bad-in) sink=$(unique bad-out) sink2=$(unique bad-out2) app=$(unique bad-inputs)
-missing=$(unique no-such-topic)
+missing_src=$(unique no-such-source) missing_sink=$(unique no-such-sink)
 create_topic "$src" 1
 create_topic "$sink" 1
 create_topic "$sink2" 1
@@ -24,13 +24,13 @@ schema_for() {  # schema_for TOPIC FILE
 JSON
 }
 schema_for "$src" "$work/orders.schema.json"
-schema_for "$missing" "$work/missing.schema.json"
+schema_for "$missing_src" "$work/missing.schema.json"
 compile "$work/orders.schema.json" "$app" "$sink" "SELECT id, amount FROM orders" "$work/all.json"
 # Same identity, nothing passes: the one engine meant to run writes nothing.
 compile "$work/orders.schema.json" "$app" "$sink" "SELECT id, amount FROM orders WHERE amount > 1000000" "$work/none.json"
 compile "$work/orders.schema.json" "$app" "$sink2" "SELECT id, amount FROM orders" "$work/sink2.json"
 compile "$work/missing.schema.json" "$(unique bad-missing-src)" "$sink" "SELECT id, amount FROM orders" "$work/missing-src.json"
-compile "$work/orders.schema.json" "$(unique bad-missing-sink)" "$missing" "SELECT id, amount FROM orders" "$work/missing-sink.json"
+compile "$work/orders.schema.json" "$(unique bad-missing-sink)" "$missing_sink" "SELECT id, amount FROM orders" "$work/missing-sink.json"
 
 # refused NAME EXPECTED_RC MESSAGE PLAN [ARGS...]: runs `streamt run` in the
 # foreground (bounded by timeout), checks its exit code, that its output
@@ -54,9 +54,9 @@ echo "  gave up after ${took}s"
 ((took <= 40)) || fail "unreachable broker: took ${took}s, more than the 30 s connect timeout allows"
 
 echo "== missing topics"
-refused missing-source 69 "topic '$missing' does not exist" "$work/missing-src.json" \
+refused missing-source 69 "topic '$missing_src' does not exist" "$work/missing-src.json" \
   --bootstrap-servers "$STREAMT_BOOTSTRAP" --state-dir "$work/state-missing-src"
-refused missing-sink 69 "topic '$missing' does not exist" "$work/missing-sink.json" \
+refused missing-sink 69 "topic '$missing_sink' does not exist" "$work/missing-sink.json" \
   --bootstrap-servers "$STREAMT_BOOTSTRAP" --state-dir "$work/state-missing-sink"
 
 echo "== engine-owned settings"
@@ -76,7 +76,7 @@ refused digest 1 "the plan's digest is $digest, not the expected sha256:0000" "$
 echo "== state directory in use"
 start_engine holder "$work/none.json" "$work/state"
 for ((i = 0; i < 600; i++)); do
-  grep -q "joined group" "$work/holder.log" && break
+  grep -qs "joined group" "$work/holder.log" && break
   kill -0 "${engine_pid[holder]}" 2>/dev/null || break
   sleep 0.1
 done

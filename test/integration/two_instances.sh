@@ -53,13 +53,11 @@ assigned() {
 
 half1=$(make_offsets "$per_half") all=$(make_offsets $((2 * per_half)))
 [[ $half1 != *":0"* ]] || fail "some partition gets no key: $half1"
-make_half 0 | produce "$src"
 start_engine a "$work/plan.json" "$work/state-a" --max-records-per-transaction 20
 start_engine b "$work/plan.json" "$work/state-b" --max-records-per-transaction 20
-wait_for_offsets "$app" "$src" "$half1" 180 || { show_log a; show_log b; fail "first half offsets"; }
-# Both members must hold partitions before one leaves; the group may still be
-# settling when the first half is already committed (a polls its log).
-for ((i = 0; i < 600; i++)); do
+# Both members hold partitions before the first record exists, so both
+# process part of the first half (each polls its log; bounded).
+for ((i = 0; i < 900; i++)); do
   [[ -n $(assigned a) && -n $(assigned b) ]] && break
   sleep 0.1
 done
@@ -68,9 +66,14 @@ echo "partitions taken: a [$(assigned a)] b [$(assigned b)]"
 txn_a=$(grep -o 'transactional id [^,]*' "$work/a.log" | head -n1)
 txn_b=$(grep -o 'transactional id [^,]*' "$work/b.log" | head -n1)
 [[ -n $txn_a && $txn_a != "$txn_b" ]] || fail "the instances' transactional ids are not distinct: '$txn_a' '$txn_b'"
+make_half 0 | produce "$src"
+wait_for_offsets "$app" "$src" "$half1" 180 || { show_log a; show_log b; fail "first half offsets"; }
 
 stop_engine a
 check_eq "engine a exits 0 on SIGTERM" 0 "$engine_rc"
+consumed_a=$(grep -o 'stopped cleanly: [0-9]* consumed' "$work/a.log" | grep -o '[0-9]*' || echo 0)
+((consumed_a > 0 && consumed_a < keys * per_half)) ||
+  { show_log a; fail "engine a consumed $consumed_a of the first half's $((keys * per_half)): the group did not share"; }
 make_half "$per_half" | produce "$src"
 wait_for_offsets "$app" "$src" "$all" 180 || { show_log a; show_log b; fail "second half offsets"; }
 check_eq "engine b took over every partition" "0 1 2 3" "$(assigned b)"
