@@ -441,6 +441,13 @@ result<plan> load_plan(std::string_view json_text) {
                  quote(p.identity.source_topic) + " differs from the schema's topic " +
                      quote(p.schema.topic) +
                      " ($.schema.topic); the plan must read the topic its schema describes");
+  // Writing into the topic it reads would feed every output back in as
+  // input: an endless loop, not a transform.
+  if (p.identity.sink_topic == p.identity.source_topic)
+    return error(
+        ph, "sink_is_source", "$.identity.sink_topic",
+        quote(p.identity.sink_topic) +
+            " is also the source topic; the sink must be another topic, or every output is read again");
 
   auto pred = load_predicate(root, p.schema);
   if (!pred) return pred.error();

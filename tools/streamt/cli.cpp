@@ -122,7 +122,7 @@ void print_diagnostic(std::string_view command, std::string_view file, const dia
   if (d.line != 0) {
     os << d.line << ':' << d.column << ": ";
   } else if (!d.path.empty()) {
-    os << ' ' << d.path << ": ";
+    os << (file.empty() ? "" : " ") << d.path << ": ";
   } else if (!file.empty()) {
     os << ' ';
   }
