@@ -1,5 +1,7 @@
 #include "operators/decode.hpp"
 
+#include "plan/utf8.hpp"
+
 #include "operators/encode.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
@@ -258,41 +260,6 @@ class handler {
   std::string text_;  // the offending key or number, for the message
 };
 
-// Index of the first byte that does not belong to well-formed UTF-8 (RFC 3629:
-// no overlong forms, no surrogates, nothing above U+10FFFF), or npos.
-std::size_t first_invalid_utf8(std::string_view s) noexcept {
-  auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  std::size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = b(i);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return i;
-    }
-    if (i + len > s.size()) return i;
-    if (b(i + 1) < lo || b(i + 1) > hi) return i;
-    for (std::size_t k = 2; k < len; ++k)
-      if (b(i + k) < 0x80 || b(i + k) > 0xBF) return i;
-    i += len;
-  }
-  return std::string_view::npos;
-}
-
 bool is_hex(char c) noexcept {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
@@ -436,7 +403,7 @@ void report_parse_error(const json::error_code& ec, std::string_view value, std:
     return;
   }
   // Boost.JSON reports bad UTF-8 as a plain syntax error at the offending byte.
-  std::size_t bad = first_invalid_utf8(value);
+  std::size_t bad = plan::first_invalid_utf8(value);
   if (bad != std::string_view::npos && bad <= n) {
     set_error(error, "invalid_utf8", "invalid UTF-8" + at_byte(bad));
     return;

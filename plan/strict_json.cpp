@@ -1,5 +1,7 @@
 #include "plan/strict_json.hpp"
 
+#include "plan/utf8.hpp"
+
 #include "plan/json_support.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
@@ -18,43 +20,6 @@ using boost::json::error_code;
 using boost::json::string_view;
 
 constexpr std::size_t npos = static_cast<std::size_t>(-1);
-
-// Offset of the first byte that does not belong to a well-formed UTF-8
-// sequence (no overlong forms, no surrogates, nothing above U+10FFFF), or
-// npos. Checked over the whole text so the offending byte is named even when
-// it lies outside a string, where Boost would only say "syntax error".
-std::size_t first_invalid_utf8(std::string_view s) noexcept {
-  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
-  std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    unsigned c = b[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return i;
-    }
-    if (i + 1 >= n || b[i + 1] < lo || b[i + 1] > hi) return i;
-    for (std::size_t k = 2; k < len; ++k)
-      if (i + k >= n || (b[i + k] & 0xC0) != 0x80) return i;
-    i += len;
-  }
-  return npos;
-}
 
 // Builds the DOM through value_stack while tracking where it is (for the
 // path of a duplicate) and which keys each open object already holds.

@@ -1,5 +1,7 @@
 #include "plan/sql/lexer.hpp"
 
+#include "plan/utf8.hpp"
+
 #include "plan/sql/keywords.hpp"
 
 #include <cstdint>
@@ -40,41 +42,6 @@ std::string code_point_name(std::uint32_t cp) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
   return buf;
-}
-
-// Length of the well-formed UTF-8 sequence at `s[i]` (RFC 3629: no overlong
-// forms, no surrogates, nothing above U+10FFFF), or 0 if it is not one.
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i, std::uint32_t& cp) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char b0 = b(0);
-  if (b0 < 0x80) {
-    cp = b0;
-    return 1;
-  }
-  std::size_t n = 0;
-  std::uint32_t min = 0;
-  if ((b0 & 0xE0) == 0xC0) {
-    n = 2;
-    cp = b0 & 0x1F;
-    min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    n = 3;
-    cp = b0 & 0x0F;
-    min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    n = 4;
-    cp = b0 & 0x07;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if (!is_continuation(b(k))) return 0;
-    cp = (cp << 6) | (b(k) & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
 }
 
 class lexer {
