@@ -42,6 +42,7 @@ constexpr std::string_view help =
     "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
     "  --allow-output-change         accept a changed projection on restart\n"
     "  --stop-timeout-ms N           bound on a clean stop (default 30000)\n"
+    "  --connect-timeout-ms N        how long the brokers may take to answer at start (default 30000)\n"
     "  --log-level LEVEL             trace, debug, info (default), warning, error\n"
     "\n"
     "Settings the engine owns (isolation.level, transactional.id, enable.auto.commit,\n"
@@ -101,6 +102,11 @@ int cmd_run(std::span<char* const> args) {
     auto n = parse_number(*v);
     if (!n) return usage_error("run", "--stop-timeout-ms needs a positive number of milliseconds");
     stop_timeout = std::chrono::milliseconds(*n);
+  }
+  if (auto v = a.get("--connect-timeout-ms")) {
+    auto n = parse_number(*v);
+    if (!n) return usage_error("run", "--connect-timeout-ms needs a positive number of milliseconds");
+    options.connect_timeout = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--reset-offsets")) {
     if (*v == "earliest")
