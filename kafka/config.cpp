@@ -1,5 +1,7 @@
 #include "kafka/config.hpp"
 
+#include <atomic>
+
 #include <array>
 #include <fstream>
 #include <optional>
@@ -218,9 +220,23 @@ config_result<void> apply(rd_kafka_conf_t* conf, const setting& s) {
   return config_error{errc::invalid_setting, s.key, 0, std::move(message)};
 }
 
+namespace {
+std::atomic<log_handler> installed_log_handler{nullptr};
+
+void forward_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
+  if (log_handler h = installed_log_handler.load(std::memory_order_acquire)) h(level, facility, message);
+}
+}  // namespace
+
+void set_log_handler(log_handler handler) noexcept {
+  installed_log_handler.store(handler, std::memory_order_release);
+}
+
 config_result<conf_ptr> build_conf(const settings& engine, const settings& user) {
   if (auto r = check_user_settings(user); !r) return r.error();
   conf_ptr conf(rd_kafka_conf_new());
+  if (installed_log_handler.load(std::memory_order_acquire))
+    rd_kafka_conf_set_log_cb(conf.get(), &forward_log);
   for (const auto& s : user)
     if (auto r = apply(conf.get(), s); !r) return r.error();
   for (const auto& s : engine)

@@ -68,6 +68,13 @@ std::string redacted(const settings& s);
 // message for a rejected value can quote the value; for a secret key we
 // replace it so the secret can't reach a log through the error.
 config_result<conf_ptr> build_conf(const settings& engine, const settings& user);
+
+// Where librdkafka's own log lines go (syslog level 0-7, facility, message).
+// Without a handler they go to stderr in librdkafka's format. The handler is
+// called from librdkafka's threads, so it must be thread-safe; set it once,
+// before the first client is created (build_conf installs it on every conf).
+using log_handler = void (*)(int level, std::string_view facility, std::string_view message);
+void set_log_handler(log_handler handler) noexcept;
 // Applies one setting to an existing conf with the same error rules.
 config_result<void> apply(rd_kafka_conf_t* conf, const setting& s);
 

@@ -72,7 +72,7 @@ std::string default_state_dir(const std::string& application_id) {
 int cmd_run(std::span<char* const> args) {
   option_spec spec{{"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
                     "--max-records-per-transaction", "--reset-offsets", "--expect-digest",
-                    "--stop-timeout-ms", "--log-level"},
+                    "--stop-timeout-ms", "--connect-timeout-ms", "--log-level"},
                    {"--help", "--allow-output-change"},
                    {"-X"}};
   arguments a;
