@@ -348,8 +348,14 @@ class runtime {
       views_.push_back(v);
     }
     const batch_result r = process_batch(views_, stages_, *sink_, counts_);
-    for (std::size_t i = 0; i < r.handled; ++i)
-      next_offsets_[{std::string(views_[i].topic), views_[i].partition}] = views_[i].offset + 1;
+    // One map update per run of records from the same partition, not per
+    // record: the key is a topic_partition with an owned string.
+    for (std::size_t i = 0; i < r.handled; ++i) {
+      const bool last_of_run = i + 1 == r.handled || views_[i + 1].partition != views_[i].partition ||
+                               views_[i + 1].topic != views_[i].topic;
+      if (last_of_run)
+        next_offsets_[{std::string(views_[i].topic), views_[i].partition}] = views_[i].offset + 1;
+    }
     txn_records_ += r.handled;
 
     if (std::optional<kafka::error_report> e = sink_->take_error()) {

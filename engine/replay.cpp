@@ -1,12 +1,12 @@
 #include "engine/replay.hpp"
 
 #include "engine/pipeline.hpp"
+#include "operators/encode.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/json/parser.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <exception>
 #include <limits>
@@ -69,8 +69,11 @@ bool read_headers(const json::value& v, std::vector<header_view>& out) {
   return false;
 }
 
+// The encode stage's escaping, so replay writes strings exactly as it does.
 void append_json_string(std::string& out, std::string_view s) {
-  out += json::serialize(json::string_view(s));
+  out += '"';
+  operators::append_escaped(out, s);
+  out += '"';
 }
 
 }  // namespace
