@@ -50,13 +50,38 @@ exit_code exit_code_of(run_status s) noexcept {
 
 namespace {
 
+// An error no retry can cure for this record: the sink will never accept it
+// (larger than the topic's max.message.bytes or the client's
+// message.max.bytes, or refused as invalid). Aborting and replaying it would
+// loop forever, so it stops the engine like an invalid input record.
+bool unproducible(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE || code == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE ||
+         code == RD_KAFKA_RESP_ERR_INVALID_RECORD;
+}
+
+// The input record whose output the sink refused for good.
+struct unproducible_record {
+  std::int32_t partition = 0;
+  std::int64_t offset = 0;
+  std::size_t size = 0;  // of the output value
+  std::string reason;
+};
+
 // The producer side of process_batch(): each output record goes to the sink
 // topic with the input's key, timestamp and headers. A record librdkafka
 // refuses at once (queue full, too large) fails the transaction: the first
 // such error is kept and handled as an abortable failure after the batch.
+// Each output carries an opaque naming its input record (transaction
+// generation in the high half, so a late report of an aborted transaction
+// is never taken for a record of the current one; index in the low half).
 class kafka_sink {
  public:
   kafka_sink(kafka::producer& p, std::string topic) : producer_(&p), topic_(std::move(topic)) {}
+
+  void new_transaction() {
+    ++generation_;
+    sources_.clear();
+  }
 
   void emit(const record_view& in, std::string_view value) {
     headers_.clear();
@@ -66,17 +91,40 @@ class kafka_sink {
     out.value = value;
     out.headers = headers_;
     out.timestamp_ms = in.timestamp.value_or(0);
+    out.opaque = (std::uint64_t{generation_} << 32) | sources_.size();
+    sources_.push_back({in.partition, in.offset, value.size(), {}});
     kafka::error_report e = producer_->produce(topic_, out);
+    if (e.failed() && unproducible(e.info.code)) note_unproducible(sources_.back(), e.message);
     if (e.failed() && !error_) error_ = std::move(e);
   }
 
+  // A failed delivery report: remember its input record if no retry can help.
+  void on_failed_delivery(const kafka::delivery_report& d) {
+    if (!unproducible(d.error.info.code) || (d.opaque >> 32) != generation_) return;
+    const std::size_t index = d.opaque & 0xffffffffu;
+    if (index < sources_.size()) note_unproducible(sources_[index], d.error.message);
+  }
+
   std::optional<kafka::error_report> take_error() { return std::exchange(error_, std::nullopt); }
+  const std::optional<unproducible_record>& unproducible_found() const { return unproducible_; }
+  const std::string& topic() const { return topic_; }
 
  private:
+  // The broker refuses a whole batch when it is too large, so every record
+  // of it reports the error: the largest of them is the one to blame.
+  void note_unproducible(unproducible_record r, const std::string& reason) {
+    if (unproducible_ && unproducible_->size >= r.size) return;
+    r.reason = reason;
+    unproducible_ = std::move(r);
+  }
+
   kafka::producer* producer_;
   std::string topic_;
   std::vector<kafka::header_view> headers_;
   std::optional<kafka::error_report> error_;
+  std::uint32_t generation_ = 0;
+  std::vector<unproducible_record> sources_;  // input record of each output of the transaction
+  std::optional<unproducible_record> unproducible_;
 };
 
 std::string describe(const kafka::topic_partition& tp) {
@@ -198,9 +246,14 @@ class runtime {
     auto [err, topics] = co_await std::move(op);
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
       co_return fail(run_status::unavailable,
+                     // A refused TLS handshake or SASL login looks the same
+                     // here as an unreachable broker (librdkafka retries
+                     // both); its own error line above names the cause.
                      "cannot reach the brokers at " + options_.bootstrap_servers + " within " +
                          std::to_string(options_.connect_timeout.count() / 1000) +
-                         " s: " + rd_kafka_err2str(err) + "; check --bootstrap-servers and the network");
+                         " s: " + rd_kafka_err2str(err) +
+                         "; check --bootstrap-servers, the network, and the TLS and SASL settings (a failed "
+                         "certificate verification or authentication is logged above by librdkafka)");
     for (const std::string& t : {plan_.identity.source_topic, plan_.identity.sink_topic})
       if (!topics.count(t))
         co_return fail(
@@ -217,6 +270,14 @@ class runtime {
     co_await asio::this_coro::throw_if_cancelled(false);
     asio::steady_timer deadline(co_await asio::this_coro::executor);
     for (;;) {
+      // A stop that arrived while nothing cancellable was waiting (during a
+      // blocking librdkafka call, which ignores cancellation, or while this
+      // coroutine ran) is held only by the cancellation state: no wait sees
+      // it, and without new input the run would never stop.
+      if (cancelled_now(co_await asio::this_coro::cancellation_state)) {
+        if (auto stop = co_await on_cancel()) co_return std::move(*stop);
+        continue;
+      }
       if (machine_.current() == commit::machine::state::producing && due()) {
         commit::next_action a = machine_.step(commit::produced_ok{});
         if (auto stop = co_await drive(std::move(a))) co_return std::move(*stop);
@@ -309,6 +370,7 @@ class runtime {
       commit::next_action a = machine_.step(commit::batch_ready{});
       if (auto stop = co_await drive(std::move(a))) co_return stop;
       txn_started_ = steady_clock::now();
+      sink_->new_transaction();
     }
     views_.clear();
     headers_.clear();
@@ -347,7 +409,27 @@ class runtime {
           std::span<const header_view>(headers_).subspan(header_ranges[i].first, header_ranges[i].second);
       views_.push_back(v);
     }
-    const batch_result r = process_batch(views_, stages_, *sink_, counts_);
+    // A record whose output the sink refused for good (found when an earlier
+    // attempt of this transaction was aborted): process up to it, commit,
+    // and stop there as at an invalid record.
+    std::optional<invalid_record> refused;
+    if (const std::optional<unproducible_record>& u = sink_->unproducible_found()) {
+      for (std::size_t i = 0; i < views_.size(); ++i) {
+        if (views_[i].partition != u->partition || views_[i].offset != u->offset) continue;
+        diagnostic d;
+        d.phase = phase::record;
+        d.code = "output_refused_by_sink";
+        d.message = "its output of " + std::to_string(u->size) +
+                    " bytes can never be written to sink topic '" + sink_->topic() + "' (" + u->reason +
+                    "); raise the topic's max.message.bytes (and the client's message.max.bytes), or "
+                    "change the query";
+        refused = invalid_record{std::string(views_[i].topic), views_[i].partition, views_[i].offset, d};
+        views_.resize(i);
+        break;
+      }
+    }
+    batch_result r = process_batch(views_, stages_, *sink_, counts_);
+    if (refused && !r.invalid) r.invalid = std::move(refused);
     // One map update per run of records from the same partition, not per
     // record: the key is a topic_partition with an owned string.
     for (std::size_t i = 0; i < r.handled; ++i) {
@@ -373,9 +455,11 @@ class runtime {
                                << r.invalid->error.code << "]; committing the records before it and stopping";
       stopping_ = true;
       invalid_ = r.invalid;
+      committed_before_invalid_ = machine_.transactions_committed();
       commit::next_action a = machine_.step(commit::cancel_requested{commit::stop_kind::graceful});
       if (a.kind == commit::action::wait) a = machine_.step(commit::produced_ok{});
       if (auto stop = co_await drive(std::move(a))) co_return stop;
+      if (!invalid_) co_return std::nullopt;  // aborted: processing up to it again (see drive)
       co_return fail(run_status::failed,
                      "the transaction holding the records before the invalid record did not end");
     }
@@ -411,7 +495,12 @@ class runtime {
       if (machine_.current() == commit::machine::state::producing) {
         commit::next_action a = ev.lost ? machine_.step(commit::delivery_failed{lost_assignment()})
                                         : machine_.step(commit::produced_ok{});
-        if (auto stop = co_await drive(std::move(a))) co_return stop;
+        // If this ends the engine (fenced while aborting), close() must
+        // acknowledge the revocation first (see unacknowledged_revoke_).
+        unacknowledged_revoke_ = ev.partitions;
+        std::optional<run_report> stop = co_await drive(std::move(a));
+        unacknowledged_revoke_.reset();
+        if (stop) co_return stop;
       }
       for (const kafka::topic_partition& tp : ev.partitions) owned_.erase(tp);
       if (kafka::error_report e = consumer_->incremental_unassign(ev.partitions); e.failed())
@@ -422,9 +511,12 @@ class runtime {
     }
     auto committed_op = consumer_->async_committed(ev.partitions, options_.connect_timeout);
     kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await std::move(committed_op);
-    if (!committed)
-      co_return fail(run_status::unavailable,
-                     "reading committed offsets failed: " + committed.error().message);
+    if (!committed) {
+      std::optional<run_report> refused = co_await refuse_assignment(
+          ev.partitions,
+          fail(run_status::unavailable, "reading committed offsets failed: " + committed.error().message));
+      co_return refused;
+    }
     std::vector<kafka::partition_offset> start;
     for (kafka::partition_offset po : *committed) {
       if (po.offset == kafka::no_offset) {
@@ -435,18 +527,25 @@ class runtime {
       } else {
         auto marks_op = consumer_->async_query_watermarks(po.partition, options_.connect_timeout);
         kafka::kafka_result<kafka::watermarks> marks = co_await std::move(marks_op);
-        if (!marks)
-          co_return fail(run_status::unavailable, "reading the offsets of " + describe(po.partition) +
-                                                      " failed: " + marks.error().message);
+        if (!marks) {
+          std::optional<run_report> refused = co_await refuse_assignment(
+              ev.partitions,
+              fail(run_status::unavailable,
+                   "reading the offsets of " + describe(po.partition) + " failed: " + marks.error().message));
+          co_return refused;
+        }
         if (po.offset < marks->low || po.offset > marks->high) {
           const std::string what = describe(po.partition) + ": committed offset " +
                                    std::to_string(po.offset) + " is out of range (log start " +
                                    std::to_string(marks->low) + ", end " + std::to_string(marks->high) + ")";
-          if (options_.reset_offsets == reset_policy::none)
-            co_return fail(run_status::rejected_config,
-                           what +
-                               "; records were deleted before they were processed. Restart with "
-                               "--reset-offsets earliest (process what is left) or latest (skip to the end)");
+          if (options_.reset_offsets == reset_policy::none) {
+            std::optional<run_report> refused = co_await refuse_assignment(
+                ev.partitions,
+                fail(run_status::rejected_config,
+                     what + "; records were deleted before they were processed. Restart with "
+                            "--reset-offsets earliest (process what is left) or latest (skip to the end)"));
+            co_return refused;
+          }
           po.offset = options_.reset_offsets == reset_policy::earliest ? marks->low : marks->high;
           STREAMT_LOG(log_, warning) << what << "; --reset-offsets: starting at " << po.offset;
         } else {
@@ -459,6 +558,22 @@ class runtime {
     if (kafka::error_report e = consumer_->incremental_assign(start); e.failed())
       co_return fail(run_status::failed, "taking partitions failed: " + e.message);
     co_return std::nullopt;
+  }
+
+  // Stops while an assignment waits for its acknowledgement. librdkafka
+  // 2.0.2 holds the rebalance open until incremental_assign is called, and
+  // destroying the consumer then spins forever in its main thread (seen in
+  // tools/faults retention: the refusal was logged, the process never
+  // exited and ignored SIGTERM). So acknowledge the assignment (nothing is
+  // consumed from it: we stop), then leave the group through close().
+  asio::awaitable<std::optional<run_report>> refuse_assignment(std::vector<kafka::topic_partition> parts,
+                                                               run_report failure) {
+    std::vector<kafka::partition_offset> at_end;
+    for (kafka::topic_partition& tp : parts) at_end.push_back({std::move(tp), RD_KAFKA_OFFSET_END});
+    if (kafka::error_report e = consumer_->incremental_assign(at_end); e.failed())
+      STREAMT_LOG(log_, warning) << "acknowledging the assignment before stopping: " << e.message;
+    std::optional<run_report> closed = co_await close(std::move(failure));
+    co_return closed;
   }
 
   static kafka::error_report lost_assignment() {
@@ -507,8 +622,10 @@ class runtime {
         case commit::action::commit: {
           const auto began = steady_clock::now();
           kafka::error_report e = co_await producer_->async_commit_transaction();
-          if (!e.failed()) log_commit(steady_clock::now() - began);
+          const bool committed = !e.failed();
+          if (committed) log_commit(steady_clock::now() - began);
           a = machine_.step(commit::commit_result{std::move(e)});
+          if (committed && options_.on_commit) options_.on_commit(progress(run_report{}));
           break;
         }
         case commit::action::abort: {
@@ -519,15 +636,42 @@ class runtime {
         }
         case commit::action::rewind_to_committed: {
           kafka::error_report e = co_await rewind();
+          if (!e.failed()) ++rewinds_;
           a = machine_.step(commit::rewound{std::move(e)});
           break;
         }
         case commit::action::retry_after:
+          ++(machine_.commit_started() ? commit_retries_ : retries_);
           retry_timer.expires_after(a.delay);
           co_await retry_timer.async_wait(asio::as_tuple(asio::use_awaitable));
           a = machine_.step(commit::retry_elapsed{});
           break;
         case commit::action::done:
+          // Stopping at an invalid (or unproducible) record, but the
+          // transaction holding the records before it was aborted (e.g.
+          // librdkafka 2.0.2 fails the first transaction after an
+          // epoch-bumping abort with OUT_OF_ORDER_SEQUENCE_NUMBER, seen in
+          // tools/faults too_large): exiting 65 now would claim a commit
+          // that did not happen. Rewind and process up to the record again.
+          if (invalid_ && !terminal_ && machine_.transactions_committed() == committed_before_invalid_ &&
+              invalid_retries_ < 5) {
+            ++invalid_retries_;
+            STREAMT_LOG(log_, warning) << "the transaction before the record at " << invalid_->describe()
+                                       << " was aborted; processing up to it again";
+            committed_base_ += machine_.transactions_committed();
+            aborted_base_ += machine_.transactions_aborted();
+            machine_ = commit::machine{};
+            invalid_.reset();
+            stopping_ = false;
+            kafka::error_report e = co_await rewind();
+            if (e.failed()) {
+              std::optional<run_report> closed =
+                  co_await close(fail(run_status::failed, "rewind to the committed offsets: " + e.message));
+              co_return closed;
+            }
+            co_return std::nullopt;
+          }
+          [[fallthrough]];
         case commit::action::fenced:
         case commit::action::fatal: {
           // Named locals around every co_await: GCC 12 destroys temporaries
@@ -581,6 +725,16 @@ class runtime {
   // Leaves the group (explicitly, so partitions move at once, not after the
   // session timeout) unless the stop is terminal.
   asio::awaitable<std::optional<run_report>> close(std::optional<run_report> failure) {
+    if (unacknowledged_revoke_) {
+      // librdkafka 2.0.2 waits for a revocation to be acknowledged before it
+      // can close or destroy the consumer; unacknowledged, consumer_close
+      // never returns (seen in tools/faults txn_timeout: fenced while
+      // aborting the revoked partitions' transaction, then hung for good).
+      for (const kafka::topic_partition& tp : *unacknowledged_revoke_) owned_.erase(tp);
+      if (kafka::error_report e = consumer_->incremental_unassign(*unacknowledged_revoke_); e.failed())
+        STREAMT_LOG(log_, warning) << "giving up partitions before stopping: " << e.message;
+      unacknowledged_revoke_.reset();
+    }
     if (!terminal_) {
       STREAMT_LOG(log_, debug) << "leaving the group";
       kafka::error_report e = co_await consumer_->async_close();
@@ -616,6 +770,7 @@ class runtime {
       }
       for (const kafka::delivery_report& d : ev->deliveries) {
         if (!d.error.failed()) continue;
+        sink_->on_failed_delivery(d);
         STREAMT_LOG(log_, warning) << "delivery to " << describe(d.partition)
                                    << " failed: " << d.error.message;
         // The open transaction will fail to commit (librdkafka reports it
@@ -623,8 +778,13 @@ class runtime {
       }
       for (const kafka::error_report& e : ev->errors) {
         if (e.info.fatal || e.what() == kafka::condition::fenced) {
-          producer_failure_ = "producer: " + e.message;
-          co_return;
+          // Keep serving delivery reports: an abort_transaction in flight
+          // waits until every outstanding record is reported, and would
+          // hang forever if this loop ended here (seen in tools/faults
+          // zombie: fenced while aborting). The transactional call itself
+          // returns the fatal error, which stops the engine.
+          if (producer_failure_.empty()) producer_failure_ = "producer: " + e.message;
+          continue;
         }
         STREAMT_LOG(log_, warning) << "producer: " << e.message;
       }
@@ -638,10 +798,18 @@ class runtime {
     return r;
   }
 
-  run_report finish(run_report r) {
+  run_report progress(run_report r) const {
     r.counts = counts_;
-    r.transactions_committed = machine_.transactions_committed();
-    r.transactions_aborted = machine_.transactions_aborted();
+    r.transactions_committed = committed_base_ + machine_.transactions_committed();
+    r.transactions_aborted = aborted_base_ + machine_.transactions_aborted();
+    r.commit_retries = commit_retries_;
+    r.retries = retries_;
+    r.rewinds = rewinds_;
+    return r;
+  }
+
+  run_report finish(run_report r) {
+    r = progress(std::move(r));
     if (r.status == run_status::stopped)
       STREAMT_LOG(log_, info) << "stopped cleanly: " << counts_.consumed << " consumed, " << counts_.emitted
                               << " emitted, " << counts_.filtered << " filtered, " << counts_.tombstones
@@ -669,11 +837,21 @@ class runtime {
   std::vector<header_view> headers_;
   record_counts counts_;
   std::optional<invalid_record> invalid_;
+  // Partitions of a revocation being handled (its transaction ending) and
+  // not yet given up: close() gives them up if the engine stops meanwhile.
+  std::optional<std::vector<kafka::topic_partition>> unacknowledged_revoke_;
+  std::uint64_t committed_before_invalid_ = 0;  // machine_'s commits when invalid_ was found
+  int invalid_retries_ = 0;
+  std::uint64_t committed_base_ = 0;  // of machines replaced after such a retry
+  std::uint64_t aborted_base_ = 0;
   bool stopping_ = false;
   bool terminal_ = false;  // a terminal stop: don't wait for anything more
   std::string producer_failure_;
   asio::cancellation_signal drain_stop_;
   std::uint64_t commits_ = 0;
+  std::uint64_t commit_retries_ = 0;
+  std::uint64_t retries_ = 0;
+  std::uint64_t rewinds_ = 0;
   steady_clock::time_point last_summary_{};
 };
 

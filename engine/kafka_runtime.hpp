@@ -29,12 +29,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
 namespace streamt::engine {
 
 enum class reset_policy { none, earliest, latest };
+
+struct run_report;
 
 struct run_options {
   std::string bootstrap_servers;
@@ -48,6 +51,11 @@ struct run_options {
   bool allow_output_change = false;
   // How long to wait for the brokers to answer the first metadata request.
   std::chrono::milliseconds connect_timeout{30000};
+  // Called after each committed transaction, on the pipeline's executor,
+  // with the report so far (status `stopped`, counters up to date). For
+  // observers that stop the run once some work is done (the mock-cluster
+  // tests do); it must not block, and it may not touch the runtime.
+  std::function<void(const run_report&)> on_commit;
 };
 
 enum class run_status {
@@ -69,6 +77,10 @@ struct run_report {
   std::optional<invalid_record> invalid;
   std::uint64_t transactions_committed = 0;
   std::uint64_t transactions_aborted = 0;
+  // How the commit protocol got there, for tests and diagnostics:
+  std::uint64_t commit_retries = 0;  // commit_transaction called again after an unknown outcome
+  std::uint64_t retries = 0;         // begin, send_offsets or abort called again after a retriable error
+  std::uint64_t rewinds = 0;         // owned partitions sought back to their committed offsets after an abort
 };
 
 // Runs the plan until stopped or failed.

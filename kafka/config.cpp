@@ -184,13 +184,24 @@ config_result<void> check_user_settings(const settings& user) {
 }
 
 bool is_secret(std::string_view key) noexcept {
-  constexpr std::array<std::string_view, 5> exact{
-      "ssl.key.pem", "sasl.oauthbearer.config", "sasl.jaas.config", "sasl.oauthbearer.extensions", "ssl_key"};
+  // Whole values that are credentials: OAuth/JAAS strings, librdkafka's
+  // internal ssl_key, and Java's inline PEM key (ssl.keystore.key), which a
+  // user may copy from a --command-config file; librdkafka rejects that key
+  // but the value must not be echoed on the way.
+  constexpr std::array<std::string_view, 5> exact{"sasl.oauthbearer.config", "sasl.jaas.config",
+                                                  "sasl.oauthbearer.extensions", "ssl_key",
+                                                  "ssl.keystore.key"};
   for (auto k : exact)
     if (k == key) return true;
-  // Covers sasl.password, ssl.key.password, ssl.keystore.password,
-  // sasl.oauthbearer.client.secret and any future *.password / *.secret.
-  return key.find("password") != std::string_view::npos || key.find("secret") != std::string_view::npos;
+  // By part of the name, so keys librdkafka adds later are covered too:
+  // sasl.password, ssl.key.password, ssl.keystore.password (password);
+  // sasl.oauthbearer.client.secret (secret);
+  // sasl.oauthbearer.assertion.private.key.passphrase (passphrase, 2.10+);
+  // ssl.key.pem and sasl.oauthbearer.assertion.private.key.pem (key.pem).
+  constexpr std::array<std::string_view, 4> parts{"password", "secret", "passphrase", "key.pem"};
+  for (auto p : parts)
+    if (key.find(p) != std::string_view::npos) return true;
+  return false;
 }
 
 std::string redact(std::string_view key, std::string_view value) {

@@ -15,7 +15,8 @@
 
 namespace streamt::operators {
 
-decode_definition::decode_definition(const plan::schema& s) : columns_(s.columns) {}
+decode_definition::decode_definition(const plan::schema& s, std::size_t max_value_bytes)
+    : columns_(s.columns), max_value_bytes_(max_value_bytes) {}
 
 std::optional<std::size_t> decode_definition::find(std::string_view key, std::size_t hint) const noexcept {
   // Length and first byte first: most mismatches end there, without a call to memcmp.
@@ -440,6 +441,15 @@ bool decode(const decode_definition& def, decode_state& state, std::string_view 
             diagnostic& error) {
   if (value.empty()) {
     set_error(error, "empty_value", "value is empty (zero bytes); only a null value is a tombstone");
+    return false;
+  }
+  // Before parsing: the cost of refusing an oversized value must not grow
+  // with its size.
+  if (value.size() > def.max_value_bytes()) {
+    set_error(error, "value_too_large",
+              "value is " + std::to_string(value.size()) + " bytes, over the limit of " +
+                  std::to_string(def.max_value_bytes()) +
+                  " bytes per record value; producers must keep values below it (split large records)");
     return false;
   }
   if (out.slots.size() != def.column_count()) out.slots.resize(def.column_count());

@@ -26,6 +26,15 @@
 //   bigint_out_of_range  an integer outside [-9223372036854775808, 9223372036854775807]
 //   trailing_data        anything but whitespace after the object, including a
 //                        second JSON document
+//   value_too_large      more than the definition's value limit (default
+//                        max_record_value_bytes, 1 MiB); checked before parsing
+//
+// Nesting is bounded by construction: a column value is never an object or an
+// array, so the first nested `{` or `[` is refused where it begins (wrong_type,
+// or unknown_field at the key of an undeclared member, not_an_object for a
+// top-level array), and the parser (Boost.JSON's, iterative, no recursion)
+// never goes deeper than the top-level object. A value of a million `[` costs
+// one byte of parsing.
 //
 // `-0` is a valid JSON integer whose value is zero: a BIGINT column accepts it
 // and decodes it to 0 (its sign cannot be represented in int64 and carries no
@@ -48,12 +57,20 @@
 
 namespace streamt::operators {
 
+// The default bound on a record value. Kafka's own defaults keep records
+// below about 1 MB (the broker's message.max.bytes, 1048588, and librdkafka's
+// producer message.max.bytes, 1000000), and a plan-independent bound keeps
+// the cost of one record (and of the encoded output) predictable. A value
+// above it is invalid: the engine stops there like at any invalid record.
+inline constexpr std::size_t max_record_value_bytes = 1 << 20;  // 1 MiB
+
 // Immutable after construction; one per plan, shareable by reference.
 class decode_definition {
  public:
-  explicit decode_definition(const plan::schema& s);
+  explicit decode_definition(const plan::schema& s, std::size_t max_value_bytes = max_record_value_bytes);
 
   std::size_t column_count() const noexcept { return columns_.size(); }
+  std::size_t max_value_bytes() const noexcept { return max_value_bytes_; }
   const plan::column& column(std::size_t i) const noexcept { return columns_[i]; }
 
   // The column named exactly `key` (byte-for-byte). `hint` is tried first:
@@ -63,6 +80,7 @@ class decode_definition {
 
  private:
   std::vector<plan::column> columns_;
+  std::size_t max_value_bytes_;
 };
 
 // Per-pipeline mutable state: the parser and its scratch buffers. Movable (the

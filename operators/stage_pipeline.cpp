@@ -2,8 +2,12 @@
 
 namespace streamt::operators {
 
-stage_pipeline::stage_pipeline(const plan::plan& p)
-    : decode_(p.schema), predicate_(p), project_(p), encode_(project_), row_(p.schema.columns.size()) {
+stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
+    : decode_(p.schema, max_value_bytes),
+      predicate_(p),
+      project_(p),
+      encode_(project_),
+      row_(p.schema.columns.size()) {
   // A typical encoded record fits without growing on the first records.
   out_.reserve(256);
 }

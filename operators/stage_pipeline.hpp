@@ -38,7 +38,8 @@ struct step {
 
 class stage_pipeline {
  public:
-  explicit stage_pipeline(const plan::plan& p);
+  // `max_value_bytes` bounds each record value (see decode.hpp).
+  explicit stage_pipeline(const plan::plan& p, std::size_t max_value_bytes = max_record_value_bytes);
 
   // `value` is the record's value bytes, or nullopt for a tombstone. An empty
   // value (zero bytes) is not a tombstone: it is invalid.

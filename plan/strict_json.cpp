@@ -222,7 +222,8 @@ result<boost::json::value> parse_strict_json(std::string_view text, streamt::pha
   if (text.size() > max_document_bytes)
     return at(text, max_document_bytes, what, "too_large",
               "the " + doc + " is " + std::to_string(text.size()) + " bytes; at most " +
-                  std::to_string(max_document_bytes) + " bytes are accepted");
+                  std::to_string(max_document_bytes) + " bytes are accepted (a " + doc +
+                  " is a few kilobytes: is this the right file?)");
 
   if (std::size_t bad = first_invalid_utf8(text); bad != npos)
     return at(text, bad, what, "malformed_json",
@@ -249,7 +250,7 @@ result<boost::json::value> parse_strict_json(std::string_view text, streamt::pha
     if (ec == boost::json::error::too_deep)
       return at(text, n, what, "too_deep",
                 "the " + doc + " nests arrays and objects more than " + std::to_string(max_document_depth) +
-                    " levels deep");
+                    " levels deep (a " + doc + " needs at most 4: is this the right file?)");
     return at(text, n, what, "malformed_json", "malformed " + doc + " JSON: " + syntax_message(text, n, ec));
   }
   if (n < text.size())

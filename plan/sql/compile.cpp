@@ -3,6 +3,7 @@
 #include "plan/sql/binder.hpp"
 #include "plan/sql/lexer.hpp"
 #include "plan/sql/parser.hpp"
+#include "plan/strict_json.hpp"
 
 #include <variant>
 
@@ -12,11 +13,17 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
   // Checked before lexing so that the cost of a rejected input is bounded by
   // the limit, not by what the caller happened to read.
   if (sql.size() > max_sql_bytes) {
+    // Pointing at the first byte past the limit keeps every SQL diagnostic
+    // positioned, as the CLI's caret display and the fuzz invariant expect.
+    const text_position at = position_at(sql, max_sql_bytes);
     diagnostic d;
     d.phase = phase::lex;
     d.code = "sql_too_large";
+    d.line = at.line;
+    d.column = at.column;
     d.message = "the SQL text is " + std::to_string(sql.size()) + " bytes; the limit is " +
-                std::to_string(max_sql_bytes) + " bytes";
+                std::to_string(max_sql_bytes) +
+                " bytes (a statement of the subset is far shorter: is this the right file?)";
     return d;
   }
   auto tokens = sql::lex(sql);

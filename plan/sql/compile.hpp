@@ -16,6 +16,9 @@ struct compile_options {
   std::string sink_topic;
 };
 
+// SQL text longer than this is refused (sql_too_large) before it is lexed, so
+// the cost of a rejected input is bounded. The parser is a loop, not a
+// recursive descent, so no input can exhaust the stack.
 inline constexpr std::size_t max_sql_bytes = 64 * 1024;
 
 result<plan> compile(std::string_view sql, const schema& source, const compile_options& options);

@@ -76,7 +76,8 @@ result<std::string> read_input(const std::string& path, std::size_t max_bytes) {
   while (in->read(buf, sizeof buf) || in->gcount() > 0) {
     data.append(buf, static_cast<std::size_t>(in->gcount()));
     if (data.size() > max_bytes)
-      return failure("'" + path + "' is larger than the limit of " + std::to_string(max_bytes) + " bytes");
+      return failure("'" + path + "' holds more than " + std::to_string(max_bytes) +
+                     " bytes, the limit for this input; check that it is the right file");
   }
   if (in->bad()) return failure("reading '" + path + "' failed");
   return data;

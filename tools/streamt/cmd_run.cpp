@@ -13,6 +13,9 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <exception>
@@ -70,6 +73,15 @@ std::string default_state_dir(const std::string& application_id) {
 }  // namespace
 
 int cmd_run(std::span<char* const> args) {
+  // SIGINT/SIGTERM stay blocked until the signal_set below is listening: a
+  // supervisor's stop arriving while we start up would otherwise kill the
+  // process by the default action (exit by signal, not the clean exit 0).
+  // A signal that arrives meanwhile stays pending and is delivered then.
+  sigset_t stop_signals, previous_mask;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous_mask);
   option_spec spec{{"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
                     "--max-records-per-transaction", "--reset-offsets", "--expect-digest",
                     "--stop-timeout-ms", "--connect-timeout-ms", "--log-level"},
@@ -194,6 +206,7 @@ int cmd_run(std::span<char* const> args) {
     signals.async_wait(on_signal);
   };
   signals.async_wait(on_signal);
+  pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
 
   // Runs until the pipeline completes; then the signal wait and timer are
   // cancelled so run() returns.

@@ -88,11 +88,17 @@ BOOST_AUTO_TEST_CASE(a_rejected_secret_value_never_appears_in_the_error) {
 BOOST_AUTO_TEST_CASE(secrets_are_redacted_and_other_values_are_kept) {
   for (auto key :
        {"sasl.password", "ssl.key.password", "ssl.keystore.password", "sasl.oauthbearer.client.secret",
-        "sasl.oauthbearer.config", "ssl.key.pem", "sasl.jaas.config", "some.future.password"}) {
+        "sasl.oauthbearer.config", "ssl.key.pem", "sasl.jaas.config", "some.future.password", "ssl_key",
+        "sasl.oauthbearer.extensions", "sasl.oauthbearer.assertion.private.key.passphrase",
+        "sasl.oauthbearer.assertion.private.key.pem", "ssl.keystore.key"}) {
     BOOST_TEST(k::is_secret(key), key);
     BOOST_TEST(k::redact(key, "s3cret") == "[redacted]");
   }
-  BOOST_TEST(!k::is_secret("sasl.username"));
+  // Identities, paths and public certificates stay readable: they are what
+  // an operator needs to debug a failed connection.
+  for (auto key :
+       {"sasl.username", "ssl.key.location", "ssl.certificate.pem", "ssl.ca.location", "ssl.ca.pem"})
+    BOOST_TEST(!k::is_secret(key), key);
   BOOST_TEST(k::redact("sasl.username", "alice") == "alice");
   BOOST_TEST(k::redacted({{"sasl.username", "alice"}, {"sasl.password", "s3cret"}}) ==
              "sasl.username=alice sasl.password=[redacted]");

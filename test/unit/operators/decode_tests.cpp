@@ -325,4 +325,60 @@ BOOST_AUTO_TEST_CASE(a_decode_state_can_be_moved_between_owners) {
   BOOST_TEST(d.row.slots[t::id].string == "m");
 }
 
+// --- bounded sizes -------------------------------------------------------
+
+// {"id":"xxx...","amount":1,"note":null,"flag":null} of exactly `size` bytes.
+std::string record_of_size(std::size_t size) {
+  const std::string head = "{\"id\":\"", tail = "\",\"amount\":1,\"note\":null,\"flag\":null}";
+  return head + std::string(size - head.size() - tail.size(), 'x') + tail;
+}
+
+BOOST_AUTO_TEST_CASE(a_value_of_exactly_the_size_limit_decodes) {
+  decoder d;
+  const std::string value = record_of_size(ops::max_record_value_bytes);
+  BOOST_TEST_REQUIRE(d(value), d.error.message);
+  BOOST_TEST(d.row.slots[t::id].string.size() > ops::max_record_value_bytes - 100);
+}
+
+BOOST_AUTO_TEST_CASE(a_value_one_byte_over_the_size_limit_is_refused_naming_both_sizes) {
+  decoder d;
+  const std::string e = d.refuse(record_of_size(ops::max_record_value_bytes + 1));
+  BOOST_TEST(e.rfind("value_too_large: ", 0) == 0u, e);
+  BOOST_TEST(contains(e, std::to_string(ops::max_record_value_bytes + 1) + " bytes"), e);
+  BOOST_TEST(contains(e, "limit of " + std::to_string(ops::max_record_value_bytes)), e);
+}
+
+BOOST_AUTO_TEST_CASE(the_size_limit_is_checked_before_the_json_is_read) {
+  // Malformed and oversized: the size is what is reported, so refusing an
+  // oversized value never depends on (or pays for) its content.
+  ops::decode_definition def(t::orders_schema(), 16);
+  ops::decode_state state;
+  ops::row row;
+  diagnostic error;
+  BOOST_TEST(!ops::decode(def, state, "[[[[[[[[[[[[[[[[[[[[", row, error));
+  BOOST_TEST(error.code == "value_too_large");
+  BOOST_TEST(ops::decode(def, state, R"({"id":"","amount":1,"note":null,"flag":null})", row, error) == false);
+  BOOST_TEST(error.code == "value_too_large");
+  BOOST_TEST(def.max_value_bytes() == 16u);
+}
+
+BOOST_AUTO_TEST_CASE(a_deeply_nested_column_value_is_refused_where_it_begins) {
+  decoder d;
+  const std::string deep(200000, '[');
+  const std::string e = d.refuse(R"({"id":)" + deep);
+  BOOST_TEST(e == "wrong_type: column 'id' expects STRING, found an array at byte 6", e);
+}
+
+BOOST_AUTO_TEST_CASE(a_deeply_nested_unknown_member_is_refused_at_its_key) {
+  decoder d;
+  const std::string e = d.refuse(R"({"id":"x","deep":)" + std::string(200000, '{'));
+  BOOST_TEST(e == "unknown_field: unknown field 'deep' at byte 10", e);
+}
+
+BOOST_AUTO_TEST_CASE(a_deeply_nested_top_level_array_is_not_an_object) {
+  decoder d;
+  const std::string e = d.refuse(std::string(200000, '[') + std::string(200000, ']'));
+  BOOST_TEST(e == "not_an_object: value is an array, expected a JSON object", e);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -198,6 +198,14 @@ BOOST_AUTO_TEST_CASE(rejects_nesting_beyond_the_limit_with_its_position) {
   BOOST_TEST(d.line == 1u);
   BOOST_TEST(d.column == max_document_depth + 1);
   BOOST_TEST(d.message.find("32") != std::string::npos);
+  BOOST_TEST(d.message.find("is this the right file?") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_a_very_deep_document_without_exhausting_the_stack) {
+  // Boost.JSON's parser keeps its own stack; the depth limit stops it at 33.
+  auto d = error_of(nested_arrays(500000));  // 1,000,000 bytes: under the size limit
+  BOOST_TEST(d.code == "too_deep");
+  BOOST_TEST(d.column == max_document_depth + 1);
 }
 
 BOOST_AUTO_TEST_CASE(accepts_a_document_of_exactly_the_size_limit) {
@@ -210,6 +218,7 @@ BOOST_AUTO_TEST_CASE(rejects_a_document_over_the_size_limit) {
   auto d = error_of(doc);
   BOOST_TEST(d.code == "too_large");
   BOOST_TEST(d.message.find(std::to_string(max_document_bytes)) != std::string::npos);
+  BOOST_TEST(d.message.find(std::to_string(max_document_bytes + 1) + " bytes") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(names_the_document_and_sets_the_phase) {

@@ -126,6 +126,18 @@ BOOST_AUTO_TEST_CASE(sql_at_the_size_limit_is_read_and_one_byte_more_is_rejected
   BOOST_TEST((d.phase == phase::lex));
   BOOST_TEST(d.code == "sql_too_large");
   BOOST_TEST(d.message.find("65536") != std::string::npos);
+  BOOST_TEST(d.message.find(std::to_string(max_sql_bytes + 1) + " bytes") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(sql_over_the_size_limit_points_at_the_first_byte_past_it) {
+  // Two lines, the second holding the limit: line 2, and the column of the
+  // byte at offset max_sql_bytes.
+  std::string sql = "SELECT id\nFROM orders";
+  sql.resize(max_sql_bytes + 10, ' ');
+  const auto d = compile_error(sql);
+  BOOST_TEST(d.code == "sql_too_large");
+  BOOST_TEST(d.line == 2u);
+  BOOST_TEST(d.column == max_sql_bytes - std::string("SELECT id\n").size() + 1);
 }
 
 BOOST_AUTO_TEST_CASE(rejection_is_formatted_with_line_and_column) {
