@@ -5,7 +5,10 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace streamt::kafka {
 namespace {
@@ -21,6 +24,26 @@ void acknowledge_during_close(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                                             : rd_kafka_incremental_unassign(rk, parts));
   } else {
     rd_kafka_assign(rk, err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? parts : nullptr);
+  }
+}
+
+// Repeats a bare-code query while it fails transiently, until `timeout` is
+// spent. After a broker restart or pause the cached metadata still names the
+// old leader for a while, and a watermark query answers
+// NOT_LEADER_FOR_PARTITION: taken as final, that stopped the engine with exit
+// 69 in the middle of a rebalance (tools/faults broker_pause). It runs on the
+// blocking pool, so the waits between attempts never hold the io_context.
+template <class Query>
+rd_kafka_resp_err_t retry_transient(Query query, std::chrono::milliseconds timeout) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + timeout;
+  std::chrono::milliseconds backoff{100};
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+    const rd_kafka_resp_err_t err = query(std::max(left, std::chrono::milliseconds{1}));
+    if (!is_transient_code(err) || clock::now() + backoff >= deadline) return err;
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds{1000});
   }
 }
 
@@ -184,7 +207,17 @@ boost::asio::awaitable<kafka_result<std::vector<partition_offset>>> consumer::as
       blocking_.get_executor(),
       [rk, partitions = std::move(partitions), timeout]() -> kafka_result<std::vector<partition_offset>> {
         const auto list = to_list(partitions);
-        const auto err = rd_kafka_committed(rk, list.get(), static_cast<int>(timeout.count()));
+        const auto err = retry_transient(
+            [&](std::chrono::milliseconds left) {
+              const auto err = rd_kafka_committed(rk, list.get(), static_cast<int>(left.count()));
+              // A partition still covered by an open transaction's offsets
+              // answers UNSTABLE_OFFSET_COMMIT on its own: wait for it too.
+              if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return err;
+              for (int i = 0; i < list->cnt; ++i)
+                if (is_transient_code(list->elems[i].err)) return list->elems[i].err;
+              return err;
+            },
+            timeout);
         if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(err);
         if (auto e = first_partition_error(list.get()); e.failed()) return e;
         return offsets_of(list.get());
@@ -210,8 +243,12 @@ boost::asio::awaitable<kafka_result<watermarks>> consumer::async_query_watermark
       blocking_.get_executor(),
       [rk, partition = std::move(partition), timeout]() -> kafka_result<watermarks> {
         watermarks w;
-        const auto err = rd_kafka_query_watermark_offsets(rk, partition.topic.c_str(), partition.partition,
-                                                          &w.low, &w.high, static_cast<int>(timeout.count()));
+        const auto err = retry_transient(
+            [&](std::chrono::milliseconds left) {
+              return rd_kafka_query_watermark_offsets(rk, partition.topic.c_str(), partition.partition,
+                                                      &w.low, &w.high, static_cast<int>(left.count()));
+            },
+            timeout);
         if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(err);
         return w;
       });

@@ -98,6 +98,36 @@ constexpr bool is_fencing_code(rd_kafka_resp_err_t code) noexcept {
   }
 }
 
+// "Not now" rather than "no": a leader or coordinator moving, a broker
+// restarting or coming back from a pause, a request timing out. APIs that
+// return a bare rd_kafka_resp_err_t (committed offsets, watermarks) carry no
+// retriable flag, so callers of those ask this. Missing topics and
+// authorisation failures are absent on purpose: waiting does not fix them.
+constexpr bool is_transient_code(rd_kafka_resp_err_t code) noexcept {
+  switch (code) {
+    case RD_KAFKA_RESP_ERR__TIMED_OUT:
+    case RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE:
+    case RD_KAFKA_RESP_ERR__TRANSPORT:
+    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+    case RD_KAFKA_RESP_ERR__WAIT_COORD:
+    case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
+    case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION:
+    case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+    case RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH:
+    case RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
+    case RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT:
+    case RD_KAFKA_RESP_ERR_KAFKA_STORAGE_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The one place that decides what an error means. Order matters: fencing
 // before fatal (librdkafka flags fencing fatal too), fatal before abortable
 // (a fatal error can't be aborted), abortable before retriable (retrying a

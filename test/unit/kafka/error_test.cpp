@@ -74,6 +74,22 @@ BOOST_AUTO_TEST_CASE(no_other_librdkafka_code_classifies_as_fenced) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_moving_leader_or_coordinator_is_transient_and_a_missing_topic_or_fence_is_not) {
+  for (auto code : {RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION, RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE,
+                    RD_KAFKA_RESP_ERR_NOT_COORDINATOR, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS,
+                    RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT, RD_KAFKA_RESP_ERR__TIMED_OUT,
+                    RD_KAFKA_RESP_ERR__TRANSPORT}) {
+    BOOST_TEST_CONTEXT("code=" << code) { BOOST_TEST(k::is_transient_code(code)); }
+  }
+  for (auto code :
+       {RD_KAFKA_RESP_ERR_NO_ERROR, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
+        RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED,
+        RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE, RD_KAFKA_RESP_ERR_PRODUCER_FENCED, RD_KAFKA_RESP_ERR__FATAL}) {
+    BOOST_TEST_CONTEXT("code=" << code) { BOOST_TEST(!k::is_transient_code(code)); }
+  }
+  for (auto code : fencing_codes) BOOST_TEST(!k::is_transient_code(code));
+}
+
 BOOST_AUTO_TEST_CASE(packing_round_trips_every_code_and_flag_combination) {
   for (int code = RD_KAFKA_RESP_ERR__BEGIN; code < RD_KAFKA_RESP_ERR_END_ALL; ++code) {
     for (unsigned flags = 0; flags < 8; ++flags) {
