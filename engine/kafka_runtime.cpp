@@ -20,6 +20,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/log/attributes/constant.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <variant>
@@ -229,21 +230,46 @@ class runtime {
   // A missing topic is a clear error before any transaction, not a retry
   // loop: streamt never creates topics, and librdkafka would wait forever.
   asio::awaitable<std::optional<run_report>> check_topics() {
+    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
     rd_kafka_t* rk = producer_->native_handle();
-    const int timeout_ms = static_cast<int>(options_.connect_timeout.count());
-    auto op = kafka::detail::run_blocking<std::pair<rd_kafka_resp_err_t, std::set<std::string>>>(
-        blocking_.get_executor(), [rk, timeout_ms] {
-          const rd_kafka_metadata_t* md = nullptr;
-          const rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &md, timeout_ms);
-          std::set<std::string> topics;
-          if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-            for (int i = 0; i < md->topic_cnt; ++i)
-              if (md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) topics.insert(md->topics[i].topic);
-            rd_kafka_metadata_destroy(md);
-          }
-          return std::pair{err, topics};
-        });
-    auto [err, topics] = co_await std::move(op);
+    const auto deadline = steady_clock::now() + options_.connect_timeout;
+    asio::steady_timer pause(co_await asio::this_coro::executor);
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__TIMED_OUT;
+    std::set<std::string> topics;
+    // Asked in slices of at most a second, with a stop check between them:
+    // one blocking call for the whole --connect-timeout-ms could not be
+    // interrupted, so a SIGTERM to an engine whose brokers are unreachable
+    // went unanswered for up to that long.
+    for (;;) {
+      const auto slice_start = steady_clock::now();
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - slice_start);
+      const int slice_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 1, 1000));
+      auto op = kafka::detail::run_blocking<std::pair<rd_kafka_resp_err_t, std::set<std::string>>>(
+          blocking_.get_executor(), [rk, slice_ms] {
+            const rd_kafka_metadata_t* md = nullptr;
+            const rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 1, nullptr, &md, slice_ms);
+            std::set<std::string> names;
+            if (e == RD_KAFKA_RESP_ERR_NO_ERROR) {
+              for (int i = 0; i < md->topic_cnt; ++i)
+                if (md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) names.insert(md->topics[i].topic);
+              rd_kafka_metadata_destroy(md);
+            }
+            return std::pair{e, names};
+          });
+      std::pair<rd_kafka_resp_err_t, std::set<std::string>> answer = co_await std::move(op);
+      err = answer.first;
+      topics = std::move(answer.second);
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR || steady_clock::now() >= deadline) break;
+      // A refusal that came back early waits out its slice (no busy loop).
+      pause.expires_at(slice_start + std::chrono::seconds(1));
+      auto waited = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+      (void)waited;
+      if (cancelled_now(co_await asio::this_coro::cancellation_state)) {
+        STREAMT_LOG(log_, info) << "stopped while waiting for the brokers at " << options_.bootstrap_servers;
+        co_return fail(run_status::stopped, "stopped before the brokers answered");
+      }
+      if (steady_clock::now() >= deadline) break;
+    }
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
       co_return fail(run_status::unavailable,
                      // A refused TLS handshake or SASL login looks the same

@@ -53,6 +53,25 @@ took=$((SECONDS - started))
 echo "  gave up after ${took}s"
 ((took <= 15)) || fail "unreachable broker: took ${took}s, more than the 5 s --connect-timeout-ms allows"
 
+echo "== a stop while the brokers are unreachable ends the run at once"
+# One metadata call for the whole --connect-timeout-ms could not be
+# interrupted: SIGTERM went unanswered for up to that long.
+"$STREAMT_BINARY" run "$work/all.json" --bootstrap-servers 127.0.0.1:1 --state-dir "$work/state-stop-early" \
+  --connect-timeout-ms 120000 >"$work/stop-early.log" 2>&1 &
+engine_pid[stop-early]=$!
+engine_pids+=("$!")
+for ((i = 0; i < 300; i++)); do
+  grep -q "starting $app" "$work/stop-early.log" && break
+  sleep 0.1
+done
+started=$SECONDS
+stop_engine stop-early
+took=$((SECONDS - started))
+check_eq "stop while unreachable: exit code" 0 "$engine_rc"
+((took <= 10)) || fail "stop while unreachable: took ${took}s to stop, with 120 s of connect timeout left"
+grep -q "stopped while waiting for the brokers" "$work/stop-early.log" || { show_log stop-early; fail "no stop line"; }
+echo "  stopped after ${took}s"
+
 echo "== missing topics"
 refused missing-source 69 "topic '$missing_src' does not exist" "$work/missing-src.json" \
   --bootstrap-servers "$STREAMT_BOOTSTRAP" --state-dir "$work/state-missing-src"

@@ -191,17 +191,38 @@ int cmd_run(std::span<char* const> args) {
   // timeout, makes it terminal.
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   boost::asio::steady_timer stop_deadline(io);
+  boost::asio::steady_timer hard_deadline(io);
   int signals_seen = 0;
+  // A terminal stop is honoured between librdkafka calls, but a blocking
+  // call can hang (consumer_close in a group whose coordinator is gone,
+  // abort_transaction towards a partition with no leader): seen for minutes
+  // in tests. "Stops at once" (BRIEF §5) must hold anyway, so a terminal stop
+  // that has not ended the run within this grace ends the process. Nothing
+  // is lost: the broker aborts the open transaction after
+  // transaction.timeout.ms, and the group drops us after session.timeout.ms.
+  constexpr std::chrono::seconds terminal_grace{5};
+  auto go_terminal = [&] {
+    stop.emit(boost::asio::cancellation_type::terminal);
+    hard_deadline.expires_after(terminal_grace);
+    hard_deadline.async_wait([&](boost::system::error_code hec) {
+      if (hec || report || crashed) return;
+      std::cerr << "streamt run: still not stopped " << terminal_grace.count()
+                << " s after the terminal stop (a librdkafka call does not return); exiting now. The "
+                   "broker aborts the open transaction after transaction.timeout.ms\n"
+                << std::flush;
+      std::_Exit(engine::to_int(engine::exit_code::temporary_failure));
+    });
+  };
   std::function<void(boost::system::error_code, int)> on_signal = [&](boost::system::error_code ec, int) {
     if (ec || report || crashed) return;
     if (++signals_seen == 1) {
       stop.emit(boost::asio::cancellation_type::total);
       stop_deadline.expires_after(stop_timeout);
       stop_deadline.async_wait([&](boost::system::error_code tec) {
-        if (!tec && !report && !crashed) stop.emit(boost::asio::cancellation_type::terminal);
+        if (!tec && !report && !crashed) go_terminal();
       });
-    } else {
-      stop.emit(boost::asio::cancellation_type::terminal);
+    } else if (signals_seen == 2) {
+      go_terminal();
     }
     signals.async_wait(on_signal);
   };
@@ -214,6 +235,7 @@ int cmd_run(std::span<char* const> args) {
   }
   signals.cancel();
   stop_deadline.cancel();
+  hard_deadline.cancel();
   io.run();
 
   if (crashed) std::rethrow_exception(crashed);  // a bug: main() reports it as an internal error
