@@ -345,6 +345,36 @@ struct marks {
   std::int64_t low = -1, high = -1, stable = -1, committed = -1;
 };
 
+// Right after a broker restart or pause, coordinators and leaders answer
+// "not me" until metadata settles: a check asked then failed a clean
+// scenario with NOT_COORDINATOR (soak, broker_kill). The verifier waits that
+// out, up to a minute, and only then reports a Kafka error.
+bool settling(rd_kafka_resp_err_t err) {
+  switch (err) {
+    case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
+    case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+    case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT:
+    case RD_KAFKA_RESP_ERR__TIMED_OUT:
+    case RD_KAFKA_RESP_ERR__TRANSPORT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <class Call>
+rd_kafka_resp_err_t once_settled(Call call) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    const rd_kafka_resp_err_t err = call();
+    if (!settling(err) || std::chrono::steady_clock::now() >= deadline) return err;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
 // Per partition: log start, high watermark (read_uncommitted end), last
 // stable offset (read_committed end: a ListOffsets request carries the
 // client's isolation level) and, with a group, its committed offset.
@@ -358,13 +388,15 @@ std::map<int, marks> query_marks(const std::string& bootstrap, const std::string
   for (int p = 0; p < partitions; ++p) {
     marks m;
     std::int64_t lo = 0, hi = 0;
-    rd_kafka_resp_err_t err =
-        rd_kafka_query_watermark_offsets(uncommitted.get(), topic.c_str(), p, &lo, &hi, 20000);
+    rd_kafka_resp_err_t err = once_settled([&] {
+      return rd_kafka_query_watermark_offsets(uncommitted.get(), topic.c_str(), p, &lo, &hi, 20000);
+    });
     if (err)
       die(exit_kafka, "watermarks of " + topic + "/" + std::to_string(p) + ": " + rd_kafka_err2str(err));
     m.low = lo;
     m.high = hi;
-    err = rd_kafka_query_watermark_offsets(committed.get(), topic.c_str(), p, &lo, &hi, 20000);
+    err = once_settled(
+        [&] { return rd_kafka_query_watermark_offsets(committed.get(), topic.c_str(), p, &lo, &hi, 20000); });
     if (err)
       die(exit_kafka, "stable offset of " + topic + "/" + std::to_string(p) + ": " + rd_kafka_err2str(err));
     m.stable = hi;
@@ -373,7 +405,13 @@ std::map<int, marks> query_marks(const std::string& bootstrap, const std::string
   if (!group.empty()) {
     tpl_ptr l(rd_kafka_topic_partition_list_new(partitions));
     for (int p = 0; p < partitions; ++p) rd_kafka_topic_partition_list_add(l.get(), topic.c_str(), p);
-    if (rd_kafka_resp_err_t err = rd_kafka_committed(uncommitted.get(), l.get(), 20000))
+    if (rd_kafka_resp_err_t err = once_settled([&] {
+          const rd_kafka_resp_err_t e = rd_kafka_committed(uncommitted.get(), l.get(), 20000);
+          if (e) return e;
+          for (int i = 0; i < l->cnt; ++i)
+            if (settling(l->elems[i].err)) return l->elems[i].err;
+          return e;
+        }))
       die(exit_kafka, "committed offsets of group " + group + ": " + rd_kafka_err2str(err));
     for (int i = 0; i < l->cnt; ++i) out[l->elems[i].partition].committed = l->elems[i].offset;
   }
