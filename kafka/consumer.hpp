@@ -169,6 +169,9 @@ class consumer {
   // orders the two.
   bool closing_ = false;
   bool closed_ = false;
+  // Subscribed, and whether an assignment ever arrived: see ~consumer().
+  bool subscribed_ = false;
+  bool assigned_once_ = false;
 };
 
 }  // namespace streamt::kafka
