@@ -110,6 +110,7 @@ constexpr bool is_transient_code(rd_kafka_resp_err_t code) noexcept {
     case RD_KAFKA_RESP_ERR__TRANSPORT:
     case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
     case RD_KAFKA_RESP_ERR__WAIT_COORD:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:  // metadata not refreshed yet after a broker came back
     case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
     case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION:
     case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:

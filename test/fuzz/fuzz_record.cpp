@@ -19,6 +19,7 @@
 #include "operators/stage_pipeline.hpp"
 #include "plan/sql/compile.hpp"
 #include "plan/strict_json.hpp"
+#include "test/unit/operators/orders_fixture.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -35,20 +36,12 @@ namespace {
 
 namespace json = boost::json;
 
-// The schema of test/data/records/orders.records, so its cases seed the corpus.
-constexpr std::size_t id = 0, amount = 1, note = 2, flag = 3;
+// The operator tests' orders schema: the schema of
+// test/data/records/orders.records, so its cases seed the corpus.
+using operators::test::amount, operators::test::flag, operators::test::id, operators::test::note;
 
 const plan::schema& record_schema() {
-  static const plan::schema s = [] {
-    plan::schema s;
-    s.source = "orders";
-    s.topic = "orders";
-    s.columns = {{"id", plan::column_type::string, false},
-                 {"amount", plan::column_type::bigint, false},
-                 {"note", plan::column_type::string, true},
-                 {"flag", plan::column_type::boolean, true}};
-    return s;
-  }();
+  static const plan::schema s = operators::test::orders_schema();
   return s;
 }
 

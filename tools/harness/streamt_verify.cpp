@@ -429,15 +429,40 @@ int cmd_watch(const args& a) {
   assign_all(rk.get(), topic, partitions, RD_KAFKA_OFFSET_BEGINNING);
   std::fprintf(stderr, "streamt-verify: watching %s (%d partitions, read_committed)\n", topic.c_str(),
                partitions);
-  while (!stop_requested) {
+  auto read_one = [&] {
     msg_ptr m(rd_kafka_consumer_poll(rk.get(), 100));
-    if (!m || m->err) continue;
+    if (!m || m->err) return;
     // One line per record: receive time (ms since the epoch), partition,
     // offset, value. Flushed at once: the harness reads it while we run.
     std::fprintf(f, "%lld\t%d\t%lld\t%.*s\n", static_cast<long long>(now_ms()), m->partition,
                  static_cast<long long>(m->offset), static_cast<int>(m->len),
                  m->payload ? static_cast<const char*>(m->payload) : "");
     std::fflush(f);
+  };
+  while (!stop_requested) read_one();
+  // Asked to stop: first read up to the stable end as it is now, so the
+  // harness's live view holds every record committed before it asked.
+  std::map<int, std::int64_t> end;  // partitions holding records: their stable end
+  for (int p = 0; p < partitions; ++p) {
+    std::int64_t lo = 0, hi = 0;
+    if (!rd_kafka_query_watermark_offsets(rk.get(), topic.c_str(), p, &lo, &hi, 10000) && hi > lo)
+      end[p] = hi;
+  }
+  const std::int64_t drain_deadline = now_ms() + 10000;
+  for (;;) {
+    tpl_ptr pos(rd_kafka_topic_partition_list_new(partitions));
+    for (const auto& [p, e] : end) rd_kafka_topic_partition_list_add(pos.get(), topic.c_str(), p);
+    rd_kafka_position(rk.get(), pos.get());
+    bool behind = false;
+    for (int i = 0; i < pos->cnt; ++i)
+      if (pos->elems[i].offset < end[pos->elems[i].partition])
+        behind = true;  // INVALID (-1001): none read yet
+    if (!behind) break;
+    if (now_ms() > drain_deadline) {
+      std::fprintf(stderr, "streamt-verify: watch: not at the stable end within 10 s of the stop\n");
+      break;
+    }
+    read_one();
   }
   std::fclose(f);
   rd_kafka_consumer_close(rk.get());
@@ -683,7 +708,9 @@ int cmd_delete_records(const args& a) {
 }
 
 // Waits for one admin result event on q and reports every per-topic error.
-int admin_topics_result(rd_kafka_queue_t* q, const char* what, bool create) {
+// With exists_ok, TOPIC_ALREADY_EXISTS is not an error (a retried create
+// whose first attempt did reach the controller).
+int admin_topics_result(rd_kafka_queue_t* q, const char* what, bool create, bool exists_ok = false) {
   rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 60000);
   if (!ev) die(exit_kafka, std::string(what) + ": no answer within 60 s");
   int rc = 0;
@@ -696,7 +723,8 @@ int admin_topics_result(rd_kafka_queue_t* q, const char* what, bool create) {
         create ? rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n)
                : rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev), &n);
     for (std::size_t i = 0; i < n; ++i)
-      if (rd_kafka_topic_result_error(res[i])) {
+      if (const rd_kafka_resp_err_t err = rd_kafka_topic_result_error(res[i]);
+          err && !(exists_ok && err == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)) {
         std::fprintf(stderr, "streamt-verify: %s %s: %s\n", what, rd_kafka_topic_result_name(res[i]),
                      rd_kafka_topic_result_error_string(res[i]));
         rc = exit_kafka;
@@ -724,11 +752,22 @@ int cmd_create_topic(const args& a) {
     rd_kafka_NewTopic_set_config(t, item.substr(0, eq).c_str(), item.substr(eq + 1).c_str());
     at = comma + 1;
   }
-  rd_kafka_queue_t* q = rd_kafka_queue_new(rk.get());
-  rd_kafka_CreateTopics(rk.get(), &t, 1, nullptr, q);
+  // Right after a broker pause the controller can answer "Failed while
+  // waiting for controller" although the topic is then created: try three
+  // times, the later attempts taking an existing topic as success.
+  int rc = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (attempt > 0) {
+      std::fprintf(stderr, "streamt-verify: CreateTopics: trying again (%d of 3)\n", attempt + 1);
+      std::this_thread::sleep_for(std::chrono::seconds(2));  // back-off, not synchronisation
+    }
+    rd_kafka_queue_t* q = rd_kafka_queue_new(rk.get());
+    rd_kafka_CreateTopics(rk.get(), &t, 1, nullptr, q);
+    rc = admin_topics_result(q, "CreateTopics", true, attempt > 0);
+    rd_kafka_queue_destroy(q);
+    if (rc == 0) break;
+  }
   rd_kafka_NewTopic_destroy(t);
-  const int rc = admin_topics_result(q, "CreateTopics", true);
-  rd_kafka_queue_destroy(q);
   if (rc == 0) partition_count(rk.get(), a.get("topic"));  // wait until the metadata shows it
   return rc;
 }
