@@ -21,6 +21,7 @@
 #include <boost/log/attributes/constant.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <variant>
@@ -142,6 +143,9 @@ class runtime {
     log_.add_attribute("Application",
                        boost::log::attributes::constant<std::string>(plan_.identity.application_id));
   }
+
+  // Whether the run ended on a fatal producer error a new producer gets past.
+  bool restartable() const noexcept { return restartable_; }
 
   asio::awaitable<run_report> run() {
     // A coroutine accepts only terminal cancellation by default; the
@@ -682,14 +686,22 @@ class runtime {
           auto op =
               producer_->async_send_offsets_to_transaction(std::move(offsets), consumer_->group_metadata());
           kafka::error_report e = co_await std::move(op);
+          if (e.failed()) STREAMT_LOG(log_, warning) << "send_offsets_to_transaction failed: " << e.message;
           a = machine_.step(commit::offsets_sent{std::move(e)});
           break;
         }
         case commit::action::commit: {
           const auto began = steady_clock::now();
+          STREAMT_LOG(log_, debug) << "committing transaction " << machine_.transactions_committed() + 1;
           kafka::error_report e = co_await producer_->async_commit_transaction();
           const bool committed = !e.failed();
-          if (committed) log_commit(steady_clock::now() - began);
+          if (committed)
+            log_commit(steady_clock::now() - began);
+          else
+            STREAMT_LOG(log_, warning)
+                << "commit_transaction failed after "
+                << std::chrono::duration_cast<std::chrono::milliseconds>(steady_clock::now() - began).count()
+                << " ms: " << e.message;
           a = machine_.step(commit::commit_result{std::move(e)});
           if (committed && options_.on_commit) options_.on_commit(progress(run_report{}));
           break;
@@ -697,6 +709,7 @@ class runtime {
         case commit::action::abort: {
           STREAMT_LOG(log_, warning) << "aborting the open transaction";
           kafka::error_report e = co_await producer_->async_abort_transaction();
+          if (e.failed()) STREAMT_LOG(log_, warning) << "abort_transaction failed: " << e.message;
           a = machine_.step(commit::abort_result{std::move(e)});
           break;
         }
@@ -743,6 +756,10 @@ class runtime {
           // Named locals around every co_await: GCC 12 destroys temporaries
           // of a full-expression holding a co_await incorrectly.
           std::optional<run_report> failure;
+          if (a.kind == commit::action::fatal && producer_) {
+            const rd_kafka_resp_err_t cause = rd_kafka_fatal_error(producer_->native_handle(), nullptr, 0);
+            restartable_ = kafka::is_recoverable_by_new_producer(cause);
+          }
           if (a.kind == commit::action::fenced)
             failure = fail(run_status::fenced, a.reason + "; another instance runs with this identity");
           else if (a.kind == commit::action::fatal)
@@ -912,6 +929,7 @@ class runtime {
   std::uint64_t aborted_base_ = 0;
   bool stopping_ = false;
   bool terminal_ = false;  // a terminal stop: don't wait for anything more
+  bool restartable_ = false;
   std::string producer_failure_;
   asio::cancellation_signal drain_stop_;
   std::uint64_t commits_ = 0;
@@ -923,9 +941,55 @@ class runtime {
 
 }  // namespace
 
+namespace {
+
+// Adds the counters of a run that ended to those of the runs before it.
+run_report merged(run_report earlier, run_report last) {
+  last.counts.consumed += earlier.counts.consumed;
+  last.counts.emitted += earlier.counts.emitted;
+  last.counts.filtered += earlier.counts.filtered;
+  last.counts.tombstones += earlier.counts.tombstones;
+  last.transactions_committed += earlier.transactions_committed;
+  last.transactions_aborted += earlier.transactions_aborted;
+  last.commit_retries += earlier.commit_retries;
+  last.retries += earlier.retries;
+  last.rewinds += earlier.rewinds;
+  last.restarts += earlier.restarts;
+  return last;
+}
+
+}  // namespace
+
 asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
-  runtime rt(std::move(p), std::move(options));
-  co_return co_await rt.run();
+  constexpr std::size_t max_restarts = 3;
+  constexpr auto restart_window = std::chrono::minutes(10);
+  logger log(boost::log::keywords::channel = "engine");
+  log.add_attribute("Application", boost::log::attributes::constant<std::string>(p.identity.application_id));
+  run_report total;
+  std::deque<steady_clock::time_point> restarts;
+  for (;;) {
+    // One runtime per attempt: its destructor closes the clients and
+    // releases the state directory's lock before the next one takes it.
+    std::optional<runtime> rt(std::in_place, p, options);
+    run_report r = co_await rt->run();
+    const bool restartable = rt->restartable();
+    rt.reset();
+    total = merged(std::move(total), std::move(r));
+    const asio::cancellation_state cs = co_await asio::this_coro::cancellation_state;
+    if (!restartable || cs.cancelled() != asio::cancellation_type::none) co_return total;
+    const auto now = steady_clock::now();
+    while (!restarts.empty() && now - restarts.front() > restart_window) restarts.pop_front();
+    if (restarts.size() >= max_restarts) {
+      total.message += "; " + std::to_string(max_restarts) +
+                       " in-process restarts within ten minutes did not help: restart the engine, and if it "
+                       "fails again look at the brokers' transaction coordinator";
+      co_return total;
+    }
+    restarts.push_back(now);
+    ++total.restarts;
+    STREAMT_LOG(log, warning) << "restarting in-process after a fatal producer error (" << total.message
+                              << "): new clients under the same identity resume from the committed offsets";
+  }
 }
 
 }  // namespace streamt::engine

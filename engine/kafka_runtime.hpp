@@ -81,9 +81,14 @@ struct run_report {
   std::uint64_t commit_retries = 0;  // commit_transaction called again after an unknown outcome
   std::uint64_t retries = 0;         // begin, send_offsets or abort called again after a retriable error
   std::uint64_t rewinds = 0;         // owned partitions sought back to their committed offsets after an abort
+  std::uint64_t restarts = 0;        // in-process restarts after a recoverable fatal producer error
 };
 
-// Runs the plan until stopped or failed.
+// Runs the plan until stopped or failed. A fatal producer error that a new
+// producer gets past (kafka::is_recoverable_by_new_producer) restarts the run
+// in-process, as a supervisor would restart the process: new clients under the
+// same identity, resuming from the committed offsets. At most three such
+// restarts within ten minutes; the next one is reported as `failed`.
 // Completion: co_return run_report; expected failures are statuses, never
 //   exceptions.
 // Executor: completes on the awaiting coroutine's executor, which must be

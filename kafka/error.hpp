@@ -129,6 +129,27 @@ constexpr bool is_transient_code(rd_kafka_resp_err_t code) noexcept {
   }
 }
 
+// A fatal producer error that a new producer under the same transactional id
+// gets past: the producer's idempotence or transaction state went out of step
+// with the broker's (librdkafka 2.0.2 answers an abort after a broker restart
+// with a fatal INVALID_TXN_STATE, tools/faults broker_kill). The new
+// producer's init_transactions bumps the epoch and aborts what the old one
+// left open, exactly as after a process restart. Fencing, authorisation and
+// configuration errors are absent on purpose: a new producer meets them again.
+constexpr bool is_recoverable_by_new_producer(rd_kafka_resp_err_t code) noexcept {
+  switch (code) {
+    case RD_KAFKA_RESP_ERR_INVALID_TXN_STATE:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_PRODUCER_ID:
+    case RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER:
+    case RD_KAFKA_RESP_ERR_INVALID_PRODUCER_ID_MAPPING:
+    case RD_KAFKA_RESP_ERR__INCONSISTENT:
+    case RD_KAFKA_RESP_ERR__GAPLESS_GUARANTEE:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The one place that decides what an error means. Order matters: fencing
 // before fatal (librdkafka flags fencing fatal too), fatal before abortable
 // (a fatal error can't be aborted), abortable before retriable (retrying a

@@ -460,6 +460,26 @@ BOOST_AUTO_TEST_CASE(a_transactional_id_authorization_failure_ends_the_run_as_fa
                                engine::run_status::failed);
 }
 
+// librdkafka 2.0.2 answered an abort after a broker restart with a fatal
+// INVALID_TXN_STATE (tools/faults broker_kill). That producer is unusable but
+// the identity is not: the run starts again in-process with new clients,
+// resumes from the committed offsets, and commits. (The mock neither fences
+// the old producer's transaction nor filters it for read_committed, so the
+// sink's contents are not asserted here; tools/faults does that on a broker.)
+BOOST_AUTO_TEST_CASE(a_fatal_invalid_txn_state_restarts_the_run_in_process_and_it_commits) {
+  mock_cluster cluster(1);
+  cluster.seed(six_orders);
+  cluster.push_errors(1, api::end_txn, {{RD_KAFKA_RESP_ERR_INVALID_TXN_STATE, 0}});
+  temp_state_dir dir;
+  const run_outcome run = run_engine(cluster, dir.path(), once_consumed(six_orders.size()));
+
+  BOOST_TEST(!run.watchdog_fired);
+  BOOST_TEST((run.report.status == engine::run_status::stopped), run.report.message);
+  BOOST_TEST(cluster.pending_errors(1, api::end_txn) == 0u);
+  BOOST_TEST(run.report.restarts == 1u);
+  BOOST_TEST(run.report.transactions_committed >= 1u);
+}
+
 // Refused at init_transactions (before anything is consumed) is "transactions
 // refused" for the operator (exit 69, BRIEF §6), not a fencing.
 BOOST_AUTO_TEST_CASE(
