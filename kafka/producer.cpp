@@ -155,7 +155,13 @@ boost::asio::awaitable<error_report> producer::async_send_offsets_to_transaction
   rd_kafka_t* rk = rk_.get();
   return run_transactional([rk, offsets = std::move(offsets), group = std::move(group)] {
     const auto list = to_list(offsets);
-    return take_error(rd_kafka_send_offsets_to_transaction(rk, list.get(), group.get(), -1));
+    // Unlike commit and abort, -1 here means no limit at all: a TxnOffsetCommit
+    // that never gets an answer (a group coordinator connection stuck after
+    // a broker pause) would hold the engine for good, silently. Bounded, the
+    // call fails retriably and the commit machine decides.
+    constexpr int send_offsets_timeout_ms = 60000;
+    return take_error(
+        rd_kafka_send_offsets_to_transaction(rk, list.get(), group.get(), send_offsets_timeout_ms));
   });
 }
 

@@ -18,8 +18,9 @@
 // polled by the application, so it can't serve a waker.)
 //
 // The transactional calls that block run on a one-thread pool owned by the
-// producer, always with timeout -1 (librdkafka then bounds them by
-// transaction.timeout.ms / its own retry logic), while the caller's io_context
+// producer, with timeout -1 (librdkafka then bounds init, commit and abort by
+// transaction.timeout.ms) except send_offsets_to_transaction, for which -1
+// means no limit: it gets 60 s, then fails retriably. Meanwhile the caller's io_context
 // keeps serving delivery reports: commit_transaction waits for all of them.
 // They complete back on the awaiting coroutine's executor with the error
 // copied out as plain data (error_report). None honours cancellation: a
