@@ -7,16 +7,38 @@
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace streamt::operators {
 
 decode_definition::decode_definition(const plan::schema& s, std::size_t max_value_bytes)
-    : columns_(s.columns), max_value_bytes_(max_value_bytes) {}
+    : columns_(s.columns), max_value_bytes_(max_value_bytes) {
+  keys_.reserve(columns_.size());
+  for (const auto& c : columns_) {
+    for (char ch : c.name)
+      if (ch < 0x20 || ch > 0x7E || ch == '"' || ch == '\\') plain_names_ = false;
+    key_pattern k;
+    if (c.name.size() + 1 <= 16) {
+      unsigned char word[16] = {}, mask[16] = {};
+      std::memcpy(word, c.name.data(), c.name.size());
+      word[c.name.size()] = '"';
+      std::memset(mask, 0xFF, c.name.size() + 1);
+      std::memcpy(k.word, word, sizeof word);
+      std::memcpy(k.mask, mask, sizeof mask);
+      k.fits = true;
+    }
+    keys_.push_back(k);
+  }
+}
 
 std::optional<std::size_t> decode_definition::find(std::string_view key, std::size_t hint) const noexcept {
   // Length and first byte first: most mismatches end there, without a call to memcmp.
@@ -143,10 +165,10 @@ class handler {
     if (depth_ != 1 || def_->column(current_).type != plan::column_type::string) return true;
     auto& slot = row_->slots[current_];
     if (!in_string_) {
-      slot.string.clear();
+      slot.storage.clear();
       in_string_ = true;
     }
-    slot.string.append(s.data(), s.size());
+    slot.storage.append(s.data(), s.size());
     return true;
   }
 
@@ -154,12 +176,14 @@ class handler {
     if (depth_ != 1 || def_->column(current_).type != plan::column_type::string)
       return refuse_value(ec, "a string", token::string);
     auto& slot = row_->slots[current_];
+    // Boost.JSON's view may point into its own buffer: always copied.
     if (in_string_) {
-      slot.string.append(s.data(), s.size());
+      slot.storage.append(s.data(), s.size());
       in_string_ = false;
     } else {
-      slot.string.assign(s.data(), s.size());
+      slot.storage.assign(s.data(), s.size());
     }
+    slot.string = slot.storage;
     slot.is_null = false;
     return true;
   }
@@ -425,11 +449,421 @@ void report_trailing(std::string_view value, std::size_t n, diagnostic& error) {
             (document ? "a second JSON document" : "trailing data") + at_byte(n) + " after the object");
 }
 
+// --- The fast path -------------------------------------------------------------
+//
+// It must never accept what the reference path refuses, nor decode a value
+// differently: everything it is unsure of makes it give up (return false),
+// which costs only time. The reference's grammar is RFC 8259 with Boost.JSON's
+// default options (no comments, no trailing commas, strict UTF-8).
+
+constexpr std::uint64_t ones = 0x0101010101010101ULL;
+constexpr std::uint64_t highs = 0x8080808080808080ULL;
+
+std::uint64_t load8(const char* p) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+std::uint32_t load4(const char* p) noexcept {
+  std::uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+
+// Bit 7 of a byte of the result is set where `w` holds a byte that ends a
+// plain run inside a string: `"`, `\`, a control character (below 0x20, which
+// JSON forbids raw) or a non-ASCII byte (to be checked as UTF-8). The usual
+// "has a zero byte" and "has a byte below n" tests: a borrow can flag a byte
+// wrongly only above a byte that is flagged rightly, so on a little-endian
+// load the lowest set bit is the first such byte.
+constexpr std::uint64_t string_stops(std::uint64_t w) noexcept {
+  auto zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
+  std::uint64_t control = (w - ones * 0x20) & ~w & highs;
+  return control | zero(w ^ (ones * '"')) | zero(w ^ (ones * '\\')) | (w & highs);
+}
+
+static_assert(string_stops(0x4141414141414141ULL) == 0);
+static_assert(std::countr_zero(string_stops(0x41414141'22414141ULL)) / 8 == 3);
+static_assert(std::countr_zero(string_stops(0x22204141'41415C41ULL)) / 8 == 1);
+static_assert(std::countr_zero(string_stops(0x41414141'41C34141ULL)) / 8 == 2);
+static_assert(std::countr_zero(string_stops(0x01414141'41414141ULL)) / 8 == 7);
+
+constexpr auto stop_table = [] {
+  struct table {
+    bool v[256] = {};
+  } t;
+  for (int c = 0; c < 0x20; ++c) t.v[c] = true;
+  for (int c = 0x80; c < 0x100; ++c) t.v[c] = true;
+  t.v[static_cast<unsigned char>('"')] = true;
+  t.v[static_cast<unsigned char>('\\')] = true;
+  return t;
+}();
+
+#if defined(__SSE2__)
+// Bit i is set where v's byte i ends a plain run: '"', '\\', or a byte below
+// 0x20 or above 0x7F (compared as signed bytes, both are below 0x20).
+unsigned string_stops16(__m128i v) noexcept {
+  const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+  const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+  const __m128i other = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), other)));
+}
+#endif
+
+// The first byte at or after `p` that string_stops would flag, or `end`.
+// [begin, end) is the whole value: near its end, the last full word of it is
+// read again and the bytes before `p` are shifted out, so the tail is not
+// walked byte by byte (the last string of a record ends a few bytes before
+// the value does).
+const char* next_stop(const char* p, const char* end, const char* begin) noexcept {
+#if defined(__SSE2__)
+  for (; end - p >= 16; p += 16) {
+    const unsigned m = string_stops16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    if (m != 0) return p + std::countr_zero(m);
+  }
+  if (p != end && end - begin >= 16) {
+    const unsigned m =
+        string_stops16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(end - 16))) >> (16 - (end - p));
+    return m != 0 ? p + std::countr_zero(m) : end;
+  }
+#else
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; end - p >= 8; p += 8)
+      if (std::uint64_t m = string_stops(load8(p))) return p + std::countr_zero(m) / 8;
+    if (p != end && end - begin >= 8) {
+      // Shift the bytes before `p` out of the word before testing it, not
+      // out of the result: a byte flagged rightly there would make the next
+      // bytes look flagged too (the borrow), and those are ours (found by
+      // fuzz_record). The zero bytes shifted in are above `left` and masked.
+      const auto left = static_cast<unsigned>(end - p);
+      const std::uint64_t m =
+          string_stops(load8(end - 8) >> (8 * (8 - left))) & ((std::uint64_t{1} << (8 * left)) - 1);
+      return m != 0 ? p + std::countr_zero(m) / 8 : end;
+    }
+  }
+#endif
+  while (p != end && !stop_table.v[static_cast<unsigned char>(*p)]) ++p;
+  return p;
+}
+
+[[gnu::always_inline]] inline bool is_space(char c) noexcept {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// The common case, no whitespace at all, costs one comparison.
+[[gnu::always_inline]] inline const char* skip_space(const char* p, const char* end) noexcept {
+  while (p != end && static_cast<unsigned char>(*p) <= ' ' && is_space(*p)) ++p;
+  return p;
+}
+
+// The helpers that run several times per member are forced inline: GCC
+// otherwise calls them, and the call costs more than their common case.
+
+// True if `c` is next, perhaps after whitespace; then `p` moves past it.
+[[gnu::always_inline]] inline bool consume(const char*& p, const char* end, char c) noexcept {
+  if (p != end && *p == c) {
+    ++p;
+    return true;
+  }
+  p = skip_space(p, end);
+  if (p == end || *p != c) return false;
+  ++p;
+  return true;
+}
+
+// a[0..n) == b[0..n), in words (column names are short; memcmp is a call).
+bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 < n; i += 8)
+      if (load8(a + i) != load8(b + i)) return false;
+    return load8(a + n - 8) == load8(b + n - 8);
+  }
+  if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+// True if the key starting at `p` (after its opening quote) is column `i`'s
+// name; then `p` moves past the closing quote.
+[[gnu::always_inline]] inline bool key_is(const decode_definition& def, std::size_t i, const char*& p,
+                                          const char* end) noexcept {
+  const auto& k = def.key(i);
+  const auto room = static_cast<std::size_t>(end - p);
+  if (k.fits && room >= 16) {
+    if ((load8(p) & k.mask[0]) != k.word[0] || (load8(p + 8) & k.mask[1]) != k.word[1]) return false;
+  } else {
+    const std::string& name = def.column(i).name;
+    if (room <= name.size() || p[name.size()] != '"' || !same_bytes(p, name.data(), name.size()))
+      return false;
+  }
+  p += def.column(i).name.size() + 1;
+  return true;
+}
+
+// The string starting after its opening quote at `p`: returns its closing
+// quote, or nullptr on a raw control character, invalid UTF-8 or the end of
+// the value. `escaped` is set if it holds a backslash; escapes are only
+// skipped here (a backslash and the byte after it), unescape checks them.
+const char* string_end(const char* p, const char* end, const char* begin, bool& escaped) noexcept {
+  for (;;) {
+    p = next_stop(p, end, begin);
+    if (p == end) return nullptr;
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"') return p;
+    if (c == '\\') {
+      if (end - p < 2) return nullptr;
+      escaped = true;
+      p += 2;
+      continue;
+    }
+    if (c < 0x20) return nullptr;
+    std::uint32_t cp = 0;
+    std::size_t n = plan::utf8_sequence_length(std::string_view(p, static_cast<std::size_t>(end - p)), 0, cp);
+    if (n == 0) return nullptr;
+    p += n;
+  }
+}
+
+int hex_digit(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The four hex digits at p (end - p >= 4 checked by the caller), or -1.
+long hex4(const char* p) noexcept {
+  long v = 0;
+  for (int i = 0; i < 4; ++i) {
+    int d = hex_digit(p[i]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+char* put_utf8(char* d, std::uint32_t cp) noexcept {
+  auto b = [](std::uint32_t v) { return static_cast<char>(static_cast<unsigned char>(v)); };
+  if (cp < 0x80) {
+    *d++ = b(cp);
+  } else if (cp < 0x800) {
+    *d++ = b(0xC0 | (cp >> 6));
+    *d++ = b(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *d++ = b(0xE0 | (cp >> 12));
+    *d++ = b(0x80 | ((cp >> 6) & 0x3F));
+    *d++ = b(0x80 | (cp & 0x3F));
+  } else {
+    *d++ = b(0xF0 | (cp >> 18));
+    *d++ = b(0x80 | ((cp >> 12) & 0x3F));
+    *d++ = b(0x80 | ((cp >> 6) & 0x3F));
+    *d++ = b(0x80 | (cp & 0x3F));
+  }
+  return d;
+}
+
+// The raw bytes of a string between its quotes, holding escapes, decoded into
+// `out` as Boost.JSON decodes them (a \u surrogate pair becomes one code
+// point). False on an unknown escape or a lone surrogate: the reference path
+// reports those. Every escape is at least as long as what it decodes to, so
+// `out` is sized to the raw length first and written through a pointer.
+bool unescape(const char* p, const char* end, std::string& out) {
+  out.resize(static_cast<std::size_t>(end - p));
+  char* d = out.data();
+  for (;;) {
+    const auto* bs = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(end - p)));
+    if (bs == nullptr) bs = end;
+    std::memcpy(d, p, static_cast<std::size_t>(bs - p));
+    d += bs - p;
+    p = bs;
+    if (p == end) break;
+    if (end - p < 2) return false;
+    char e = p[1];
+    p += 2;
+    switch (e) {
+      case '"':
+      case '\\':
+      case '/':
+        *d++ = e;
+        break;
+      case 'b':
+        *d++ = '\b';
+        break;
+      case 'f':
+        *d++ = '\f';
+        break;
+      case 'n':
+        *d++ = '\n';
+        break;
+      case 'r':
+        *d++ = '\r';
+        break;
+      case 't':
+        *d++ = '\t';
+        break;
+      case 'u': {
+        if (end - p < 4) return false;
+        long cp = hex4(p);
+        if (cp < 0) return false;
+        p += 4;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (end - p < 6 || p[0] != '\\' || p[1] != 'u') return false;
+          long low = hex4(p + 2);
+          if (low < 0xDC00 || low > 0xDFFF) return false;
+          p += 6;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        d = put_utf8(d, static_cast<std::uint32_t>(cp));
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  out.resize(static_cast<std::size_t>(d - out.data()));
+  return true;
+}
+
+// A JSON integer at `p` (a '-' or a digit) that fits int64, without fraction
+// or exponent: those, leading zeros and out-of-range values are left to the
+// reference path (the byte after the number must then be a separator, which
+// the caller checks, so "1.5", "1e2" and "01" all give up there).
+bool parse_bigint(const char*& p, const char* end, std::int64_t& out) noexcept {
+  bool negative = *p == '-';
+  if (negative && ++p == end) return false;
+  const char* first = p;
+  auto digit = [](char c) { return static_cast<unsigned>(static_cast<unsigned char>(c)) - '0'; };
+  std::uint64_t v = digit(*p);
+  if (v > 9) return false;
+  ++p;
+  if (v != 0) {
+    // 19 digits always fit in uint64; a 20th means out of range.
+    for (unsigned d; p != end && (d = digit(*p)) <= 9; ++p) {
+      if (p - first == 19) return false;
+      v = v * 10 + d;
+    }
+  }
+  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (v > max + (negative ? 1 : 0)) return false;
+  // Two's complement (C++20): 0 - 2^63 is INT64_MIN.
+  out = static_cast<std::int64_t>(negative ? 0 - v : v);
+  return true;
+}
+
+bool literal_at(const char* p, const char* end, std::string_view word) noexcept {
+  return static_cast<std::size_t>(end - p) >= word.size() && std::memcmp(p, word.data(), word.size()) == 0;
+}
+
+// Which columns the fast path has seen in this record: column i was seen if
+// seen[i] == stamp. A new record takes a new stamp instead of clearing.
+struct seen_columns {
+  std::vector<std::uint32_t> seen;
+  std::uint32_t stamp = 0;
+
+  void start(std::size_t columns) {
+    if (seen.size() != columns || ++stamp == 0) {
+      seen.assign(columns, 0);
+      stamp = 1;
+    }
+  }
+};
+
+bool scan(const decode_definition& def, seen_columns& seen, std::string_view value, row& out) {
+  const std::size_t columns = def.column_count();
+  const char* p = value.data();
+  const char* const end = p + value.size();
+  if (!consume(p, end, '{')) return false;
+  seen.start(columns);
+  std::size_t count = 0;
+  for (;;) {
+    if (!consume(p, end, '"')) return false;
+    // The key: first the column expected next (producers write schema order).
+    std::size_t col = columns;
+    if (count < columns && key_is(def, count, p, end)) col = count;
+    if (col == columns) {
+      const char* key = p;
+      while (p != end && *p != '"') {
+        char c = *p;
+        if (c < 0x20 || c > 0x7E || c == '\\') return false;
+        ++p;
+      }
+      if (p == end) return false;
+      const auto len = static_cast<std::size_t>(p - key);
+      for (std::size_t i = 0; i < columns; ++i) {
+        const std::string& name = def.column(i).name;
+        if (name.size() == len && same_bytes(key, name.data(), len)) {
+          col = i;
+          break;
+        }
+      }
+      if (col == columns) return false;
+      ++p;
+    }
+    if (seen.seen[col] == seen.stamp) return false;
+    seen.seen[col] = seen.stamp;
+    ++count;
+
+    if (!consume(p, end, ':')) return false;
+    p = skip_space(p, end);
+    if (p == end) return false;
+
+    const plan::column& c = def.column(col);
+    slot& s = out.slots[col];
+    if (*p == 'n') {
+      if (!c.nullable || !literal_at(p, end, "null")) return false;
+      s.is_null = true;
+      p += 4;
+    } else {
+      switch (c.type) {
+        case plan::column_type::string: {
+          if (*p != '"') return false;
+          bool escaped = false;
+          const char* close = string_end(p + 1, end, value.data(), escaped);
+          if (close == nullptr) return false;
+          if (!escaped) {
+            // Zero-copy: the slot views the value's own bytes.
+            s.string = std::string_view(p + 1, static_cast<std::size_t>(close - (p + 1)));
+          } else {
+            if (!unescape(p + 1, close, s.storage)) return false;
+            s.string = s.storage;
+          }
+          p = close + 1;
+          break;
+        }
+        case plan::column_type::bigint:
+          if (!parse_bigint(p, end, s.bigint)) return false;
+          break;
+        case plan::column_type::boolean:
+          if (literal_at(p, end, "true")) {
+            s.boolean = true;
+            p += 4;
+          } else if (literal_at(p, end, "false")) {
+            s.boolean = false;
+            p += 5;
+          } else {
+            return false;
+          }
+          break;
+      }
+      s.is_null = false;
+    }
+
+    if (consume(p, end, ',')) continue;
+    if (consume(p, end, '}')) break;
+    return false;
+  }
+  return count == columns && skip_space(p, end) == end;
+}
+
 }  // namespace
 
 struct decode_state::impl {
   impl() : parser(json::parse_options{}) {}
   json::basic_parser<handler> parser;
+  seen_columns seen;
 };
 
 decode_state::decode_state() : impl_(std::make_unique<impl>()) {}
@@ -437,8 +871,16 @@ decode_state::~decode_state() = default;
 decode_state::decode_state(decode_state&&) noexcept = default;
 decode_state& decode_state::operator=(decode_state&&) noexcept = default;
 
-bool decode(const decode_definition& def, decode_state& state, std::string_view value, row& out,
-            diagnostic& error) {
+namespace detail {
+
+bool fast_decode(const decode_definition& def, decode_state& state, std::string_view value, row& out) {
+  if (value.empty() || value.size() > def.max_value_bytes() || !def.plain_names()) return false;
+  if (out.slots.size() != def.column_count()) out.slots.resize(def.column_count());
+  return scan(def, state.impl_->seen, value, out);
+}
+
+bool reference_decode(const decode_definition& def, decode_state& state, std::string_view value, row& out,
+                      diagnostic& error) {
   if (value.empty()) {
     set_error(error, "empty_value", "value is empty (zero bytes); only a null value is a tombstone");
     return false;
@@ -472,6 +914,14 @@ bool decode(const decode_definition& def, decode_state& state, std::string_view 
     return false;
   }
   return true;
+}
+
+}  // namespace detail
+
+bool decode(const decode_definition& def, decode_state& state, std::string_view value, row& out,
+            diagnostic& error) {
+  return detail::fast_decode(def, state, value, out) ||
+         detail::reference_decode(def, state, value, out, error);
 }
 
 }  // namespace streamt::operators

@@ -3,10 +3,23 @@
 //
 // The value must be one UTF-8 JSON object holding exactly the declared
 // columns, each once, each with its declared JSON type (null only where the
-// column is nullable). Parsing is SAX-style (Boost.JSON's basic_parser, kept
-// in decode_state and reset per record), so no DOM is built and the first
-// offending token stops the parse: an unknown field fails as soon as its key
-// has been read, even if a syntax error follows.
+// column is nullable). No DOM is built.
+//
+// Two paths, one verdict. A scanner specialised to the schema reads the common
+// case, one flat object whose keys are the column names written plainly (no
+// escapes), in one pass: it matches each key against the column expected next,
+// parses BIGINT digits directly, checks strings (for the closing quote, a
+// backslash, control characters and UTF-8) 16 bytes at a time, and unescapes
+// only strings that hold a backslash. It accepts only what the reference path
+// accepts, with the same row, and gives up at the first thing it does not
+// handle: any error, or an unusual but valid spelling such as an escaped key
+// (giving up on an error costs at most one more pass over the bytes read).
+// Then the reference path, Boost.JSON's SAX basic_parser (kept in
+// decode_state, reset per record), reads the value from the start and accepts
+// it or produces the diagnostic. So every diagnostic
+// comes from one place, and the first offending token stops the parse: an
+// unknown field fails as soon as its key has been read, even if a syntax
+// error follows.
 //
 // Failures fill a diagnostic (phase::record) with one of these stable codes:
 //   empty_value          the value has zero bytes (a tombstone is a null value, not an empty one)
@@ -32,9 +45,9 @@
 // Nesting is bounded by construction: a column value is never an object or an
 // array, so the first nested `{` or `[` is refused where it begins (wrong_type,
 // or unknown_field at the key of an undeclared member, not_an_object for a
-// top-level array), and the parser (Boost.JSON's, iterative, no recursion)
-// never goes deeper than the top-level object. A value of a million `[` costs
-// one byte of parsing.
+// top-level array), and neither path (the fast one gives up at the first
+// nested `{` or `[`; Boost.JSON's is iterative, no recursion) goes deeper than
+// the top-level object. A value of a million `[` costs one byte of parsing.
 //
 // `-0` is a valid JSON integer whose value is zero: a BIGINT column accepts it
 // and decodes it to 0 (its sign cannot be represented in int64 and carries no
@@ -50,6 +63,7 @@
 #include "plan/plan.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -78,12 +92,44 @@ class decode_definition {
   // fields seen so far makes the common lookup a single comparison.
   std::optional<std::size_t> find(std::string_view key, std::size_t hint) const noexcept;
 
+  // True if every column name is printable ASCII without `"` or `\`, so that
+  // a key equals a name exactly when its raw bytes do. Only then does the
+  // fast path run (the schema loader allows no other names; a definition
+  // built by hand with others is decoded by the reference path alone).
+  bool plain_names() const noexcept { return plain_names_; }
+
+  // Column i's name followed by its closing quote, as two masked words, so
+  // that the fast path matches a key with two loads; `fits` if name and
+  // quote fit in 16 bytes (else it compares the name itself).
+  struct key_pattern {
+    std::uint64_t word[2] = {};
+    std::uint64_t mask[2] = {};
+    bool fits = false;
+  };
+  const key_pattern& key(std::size_t i) const noexcept { return keys_[i]; }
+
  private:
   std::vector<plan::column> columns_;
+  std::vector<key_pattern> keys_;
   std::size_t max_value_bytes_;
+  bool plain_names_ = true;
 };
 
-// Per-pipeline mutable state: the parser and its scratch buffers. Movable (the
+class decode_state;
+
+// decode's two paths, exposed for the differential fuzzer
+// (test/fuzz/fuzz_record.cpp) and for tests that check the fast path is
+// taken; everything else calls decode. fast_decode returns false, without a
+// diagnostic, wherever it gives up (including an empty or oversized value);
+// reference_decode is the complete decode on its own.
+namespace detail {
+bool fast_decode(const decode_definition& def, decode_state& state, std::string_view value, row& out);
+bool reference_decode(const decode_definition& def, decode_state& state, std::string_view value, row& out,
+                      diagnostic& error);
+}  // namespace detail
+
+// Per-pipeline mutable state: the parser, its scratch buffers and the fast
+// path's record of the columns seen. Movable (the
 // parser lives behind a pointer allocated once), not copyable, not shareable
 // between threads.
 class decode_state {
@@ -97,14 +143,18 @@ class decode_state {
 
  private:
   struct impl;
-  friend bool decode(const decode_definition&, decode_state&, std::string_view, row&, diagnostic&);
+  friend bool detail::fast_decode(const decode_definition&, decode_state&, std::string_view, row&);
+  friend bool detail::reference_decode(const decode_definition&, decode_state&, std::string_view, row&,
+                                       diagnostic&);
   std::unique_ptr<impl> impl_;
 };
 
 // Decodes `value` into `out` (resized to the schema's column count if needed).
 // Returns true on success. On false, `error` describes the first problem and
-// `out` holds unspecified partial data. Allocates nothing in steady state on
-// success (strings reuse the capacity of `out`'s slots).
+// `out` holds unspecified partial data. A STRING slot of `out` may view the
+// bytes of `value`: use the row only while they live (see row.hpp). Allocates
+// nothing in steady state on success (a string written without escapes is
+// not copied; one with escapes reuses the capacity of its slot's storage).
 [[nodiscard]] bool decode(const decode_definition& def, decode_state& state, std::string_view value, row& out,
                           diagnostic& error);
 

@@ -1,8 +1,13 @@
 #include "operators/encode.hpp"
 
+#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace streamt::operators {
 
@@ -25,57 +30,191 @@ constexpr auto escape_table = [] {
   return t;
 }();
 
-}  // namespace
+std::uint64_t load8(const char* p) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
 
-namespace {
+std::uint32_t load4(const char* p) noexcept {
+  std::uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
 
-// True if any of the 8 bytes in `w` is below 0x20, '"' or '\\'. The classic
-// "has a byte less than n" and "has a zero byte" tests: exact about whether
-// such a byte exists (not which), and bytes >= 0x80 (UTF-8) never match.
-constexpr bool needs_escape(std::uint64_t w) noexcept {
+void store8(char* p, std::uint64_t w) noexcept { std::memcpy(p, &w, 8); }
+void store4(char* p, std::uint32_t w) noexcept { std::memcpy(p, &w, 4); }
+
+// Names, literals and most short values are a few bytes: two overlapping
+// word moves instead of a call to memcpy (forced inline, as GCC otherwise
+// calls this, which costs as much as the memcpy call it avoids).
+[[gnu::always_inline]] inline void copy(char* d, const char* s, std::size_t n) noexcept {
+  if (n > 16) {
+    std::memcpy(d, s, n);
+  } else if (n >= 8) {
+    const std::uint64_t head = load8(s), tail = load8(s + n - 8);
+    store8(d, head);
+    store8(d + n - 8, tail);
+  } else if (n >= 4) {
+    const std::uint32_t head = load4(s), tail = load4(s + n - 4);
+    store4(d, head);
+    store4(d + n - 4, tail);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
+
+// Bit 7 of a byte of the result is set where `w` holds a byte below 0x20, '"'
+// or '\\'. The classic "has a byte less than n" and "has a zero byte" tests:
+// a borrow can flag a byte wrongly only above one flagged rightly, so on a
+// little-endian load the lowest set bit is the first byte to escape, and
+// bytes >= 0x80 (UTF-8) never match.
+constexpr std::uint64_t escape_stops(std::uint64_t w) noexcept {
   constexpr std::uint64_t ones = 0x0101010101010101ULL;
   constexpr std::uint64_t highs = 0x8080808080808080ULL;
-  auto has_zero = [](std::uint64_t x) { return ((x - ones) & ~x & highs) != 0; };
-  bool control = ((w - ones * 0x20) & ~w & highs) != 0;
-  return control || has_zero(w ^ (ones * '"')) || has_zero(w ^ (ones * '\\'));
+  auto zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
+  std::uint64_t control = (w - ones * 0x20) & ~w & highs;
+  return control | zero(w ^ (ones * '"')) | zero(w ^ (ones * '\\'));
+}
+
+static_assert(escape_stops(0x41C3A94141414141ULL) == 0);
+static_assert(std::countr_zero(escape_stops(0x4141414141224141ULL)) / 8 == 2);
+static_assert(std::countr_zero(escape_stops(0x5C414141411F4141ULL)) / 8 == 2);
+
+#if defined(__SSE2__)
+// Bit i is set where v's byte i needs an escape: '"', '\\', or below 0x20.
+unsigned escape_stops16(__m128i v) noexcept {
+  const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+  const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+  // Unsigned v <= 0x1F, as min(v, 0x1F) == v (UTF-8 bytes are not controls).
+  const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)));
+}
+#endif
+
+// The first byte at or after `p` that needs an escape, or `end`, eight bytes
+// at a time; a tail shorter than that is read again as the last eight bytes
+// of the string when it has eight.
+const char* next_escape8(const char* p, const char* end, const char* begin) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; end - p >= 8; p += 8)
+      if (std::uint64_t m = escape_stops(load8(p))) return p + std::countr_zero(m) / 8;
+    if (p != end && end - begin >= 8) {
+      // Shift the bytes before `p` out of the word before testing it, not
+      // out of the result: a byte flagged rightly there would make the next
+      // bytes look flagged too (the borrow), and those are ours (found by
+      // fuzz_record). The zero bytes shifted in are above `left` and masked.
+      const auto left = static_cast<unsigned>(end - p);
+      const std::uint64_t m =
+          escape_stops(load8(end - 8) >> (8 * (8 - left))) & ((std::uint64_t{1} << (8 * left)) - 1);
+      return m != 0 ? p + std::countr_zero(m) / 8 : end;
+    }
+  }
+  while (p != end && escape_table.v[static_cast<unsigned char>(*p)] == 0) ++p;
+  return p;
+}
+
+// Copies the bytes from `p` up to the first one that needs an escape (or
+// `end`) to `d`, and returns that byte; `begin` is the start of the string.
+// With SSE2, each 16-byte chunk is stored as it is checked (the caller has
+// reserved room for at least what is left of the string, so a chunk always
+// fits), and the tail is checked by reading the string's last 16 bytes again.
+const char* copy_plain(char*& d, const char* p, const char* end, const char* begin) noexcept {
+#if defined(__SSE2__)
+  for (; end - p >= 16; p += 16, d += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), v);
+    if (const unsigned m = escape_stops16(v)) {
+      const int n = std::countr_zero(m);
+      d += n;
+      return p + n;
+    }
+  }
+  if (p != end && end - begin >= 16) {
+    const auto left = static_cast<std::size_t>(end - p);
+    const unsigned m =
+        escape_stops16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(end - 16))) >> (16 - left);
+    const std::size_t n = m != 0 ? static_cast<std::size_t>(std::countr_zero(m)) : left;
+    copy(d, p, n);
+    d += n;
+    return p + n;
+  }
+#endif
+  const char* stop = next_escape8(p, end, begin);
+  copy(d, p, static_cast<std::size_t>(stop - p));
+  d += stop - p;
+  return stop;
+}
+
+// Writes into a std::string used as a raw buffer from `offset` on: the cursor
+// runs ahead, and reserve(n) makes sure n more bytes fit, growing the
+// string's size to exactly that when they do not (std::string grows its
+// capacity geometrically, and growing the size only as needed keeps the
+// zero-fill of resize small). Every put must be covered by an earlier reserve.
+class writer {
+ public:
+  writer(std::string& buf, std::size_t offset) noexcept
+      : buf_(buf), d_(buf.data() + offset), limit_(buf.data() + buf.size()) {}
+
+  [[gnu::always_inline]] void reserve(std::size_t n) {
+    if (static_cast<std::size_t>(limit_ - d_) < n) grow(n);
+  }
+  void put(char c) noexcept { *d_++ = c; }
+  void put(const char* s, std::size_t n) noexcept {
+    copy(d_, s, n);
+    d_ += n;
+  }
+  void put(const std::string& s) noexcept { put(s.data(), s.size()); }
+  char* cursor() const noexcept { return d_; }
+  void advance_to(char* d) noexcept { d_ = d; }
+  std::size_t used() const noexcept { return static_cast<std::size_t>(d_ - buf_.data()); }
+
+ private:
+  void grow(std::size_t n) {
+    const std::size_t at = used();
+    buf_.resize(at + n);
+    d_ = buf_.data() + at;
+    limit_ = buf_.data() + buf_.size();
+  }
+
+  std::string& buf_;
+  char* d_;
+  char* limit_;
+};
+
+// `s` escaped, without quotes; `after` more bytes are reserved behind it for
+// the caller (a closing quote).
+void write_escaped(writer& w, std::string_view s, std::size_t after) {
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  w.reserve(s.size() + after);
+  for (;;) {
+    char* d = w.cursor();
+    const char* stop = copy_plain(d, p, end, s.data());
+    w.advance_to(d);
+    if (stop == end) return;
+    p = stop + 1;
+    // An escape is at most 6 bytes for one: what is left now fits again.
+    w.reserve(6 + static_cast<std::size_t>(end - p) + after);
+    const auto c = static_cast<unsigned char>(*stop);
+    const char e = escape_table.v[c];
+    if (e == 'u') {
+      static constexpr char hex[] = "0123456789abcdef";
+      const char buf[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
+      w.put(buf, sizeof buf);
+    } else {
+      w.put('\\');
+      w.put(e);
+    }
+  }
 }
 
 }  // namespace
 
 void append_escaped(std::string& out, std::string_view s) {
-  const char* p = s.data();
-  const char* end = p + s.size();
-  const char* run = p;
-  // Copy maximal runs of bytes that need no escape in one append: typical
-  // values have no escapes at all and become a single memcpy. Eight bytes are
-  // checked at once; a word with a candidate is then walked byte by byte.
-  while (p != end) {
-    if (end - p >= 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p, 8);
-      if (!needs_escape(w)) {
-        p += 8;
-        continue;
-      }
-    }
-    const char* stop = end - p >= 8 ? p + 8 : end;
-    for (; p != stop; ++p) {
-      char e = escape_table.v[static_cast<unsigned char>(*p)];
-      if (e == 0) continue;
-      out.append(run, p);
-      if (e == 'u') {
-        static constexpr char hex[] = "0123456789abcdef";
-        unsigned char c = static_cast<unsigned char>(*p);
-        char buf[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
-        out.append(buf, sizeof buf);
-      } else {
-        char buf[2] = {'\\', e};
-        out.append(buf, sizeof buf);
-      }
-      run = p + 1;
-    }
-  }
-  out.append(run, end);
+  writer w(out, out.size());
+  write_escaped(w, s, 0);
+  out.resize(w.used());
 }
 
 encode_definition::encode_definition(const project_definition& projection) {
@@ -85,44 +224,49 @@ encode_definition::encode_definition(const project_definition& projection) {
     std::string prefix = first ? "{\"" : ",\"";
     append_escaped(prefix, c.output_name);
     prefix += "\":";
-    fields_.push_back({c.slot, c.type, std::move(prefix)});
+    fields_.push_back(
+        {c.slot, c.type, prefix, prefix + "null", prefix + '"', prefix + "true", prefix + "false"});
     first = false;
   }
 }
 
 std::string_view encode(const encode_definition& def, const row& r, std::string& out) {
-  out.clear();
+  writer w(out, 0);
   if (def.fields().empty()) {
-    out += "{}";
-    return out;
+    w.reserve(2);
+    w.put("{}", 2);
+    return {out.data(), w.used()};
   }
   for (const auto& f : def.fields()) {
-    out += f.prefix;
     const slot& s = r.slots[f.slot];
-    if (s.is_null) {
-      out += "null";
-      continue;
-    }
-    switch (f.type) {
-      case plan::column_type::bigint: {
-        char buf[24];
-        // 24 bytes hold any int64 ("-9223372036854775808" is 20), so it cannot fail.
-        auto res = std::to_chars(buf, buf + sizeof buf, s.bigint);
-        out.append(buf, res.ptr);
-        break;
+    const std::string* whole = &f.with_null;
+    if (!s.is_null) {
+      switch (f.type) {
+        case plan::column_type::bigint: {
+          // 20 bytes hold any int64 ("-9223372036854775808"), so to_chars cannot fail.
+          constexpr std::size_t digits = 20;
+          w.reserve(f.prefix.size() + digits);
+          w.put(f.prefix);
+          w.advance_to(std::to_chars(w.cursor(), w.cursor() + digits, s.bigint).ptr);
+          continue;
+        }
+        case plan::column_type::boolean:
+          whole = s.boolean ? &f.with_true : &f.with_false;
+          break;
+        case plan::column_type::string:
+          w.reserve(f.with_open.size());
+          w.put(f.with_open);
+          write_escaped(w, s.string, 1);
+          w.put('"');
+          continue;
       }
-      case plan::column_type::boolean:
-        out += s.boolean ? "true" : "false";
-        break;
-      case plan::column_type::string:
-        out += '"';
-        append_escaped(out, s.string);
-        out += '"';
-        break;
     }
+    w.reserve(whole->size());
+    w.put(*whole);
   }
-  out += '}';
-  return out;
+  w.reserve(1);
+  w.put('}');
+  return {out.data(), w.used()};
 }
 
 }  // namespace streamt::operators

@@ -3,11 +3,14 @@
 // projected columns in projection order under their output names (BRIEF §4).
 //
 // Every `"name":` (with its separator) is rendered and escaped once, when the
-// definition is built; per record only values are written. BIGINTs are exact
-// (std::to_chars). Strings are escaped as JSON requires and no more: `"` and
-// `\` with a backslash, control characters as \b \f \n \r \t or \u00XX, and
-// everything else, UTF-8 included, passed through unchanged (decode has
-// already checked it is valid UTF-8).
+// definition is built, together with what can follow it whole (`null`,
+// `true`, `false`, a string's opening quote); per record only values are
+// written, through a pointer into a buffer that keeps its size between
+// records. BIGINTs are exact (std::to_chars). Strings are escaped as JSON
+// requires and no more: `"` and `\` with a backslash, control characters as
+// \b \f \n \r \t or \u00XX, and everything else, UTF-8 included, passed through
+// unchanged (decode has already checked it is valid UTF-8); eight bytes are
+// checked at a time, and a string without such bytes is one copy.
 
 #include "operators/project.hpp"
 #include "operators/row.hpp"
@@ -29,6 +32,9 @@ class encode_definition {
     std::size_t slot = 0;
     plan::column_type type = plan::column_type::string;
     std::string prefix;  // `{"name":` for the first field, `,"name":` after
+    // The prefix followed by `null`, and by what each type's value starts
+    // with: `"` for STRING, `true` and `false` for BOOLEAN (BIGINT: nothing).
+    std::string with_null, with_open, with_true, with_false;
   };
   const std::vector<field>& fields() const noexcept { return fields_; }
 
@@ -36,8 +42,10 @@ class encode_definition {
   std::vector<field> fields_;
 };
 
-// Writes the encoded row into `out` (cleared first; its capacity is reused, so
-// steady state allocates nothing) and returns a view of it.
+// Encodes the row into `out` and returns a view of the encoded value, which
+// starts at out.data(). `out` is a scratch buffer: it keeps the largest size
+// it has needed (grown, never shrunk, so steady state allocates nothing), and
+// its bytes after the view are unspecified.
 std::string_view encode(const encode_definition& def, const row& r, std::string& out);
 
 }  // namespace streamt::operators

@@ -7,6 +7,39 @@
 
 namespace streamt::operators {
 
+namespace {
+
+using test = predicate_definition::condition::test;
+
+test kind_of(plan::compare_op op, plan::column_type type) noexcept {
+  using plan::compare_op;
+  if (op == compare_op::is_null) return test::is_null;
+  if (op == compare_op::is_not_null) return test::is_not_null;
+  if (type == plan::column_type::bigint) {
+    switch (op) {
+      case compare_op::eq:
+        return test::bigint_eq;
+      case compare_op::ne:
+        return test::bigint_ne;
+      case compare_op::lt:
+        return test::bigint_lt;
+      case compare_op::le:
+        return test::bigint_le;
+      case compare_op::gt:
+        return test::bigint_gt;
+      case compare_op::ge:
+        return test::bigint_ge;
+      default:
+        return test::other;
+    }
+  }
+  if (type == plan::column_type::string && op == compare_op::eq) return test::string_eq;
+  if (type == plan::column_type::string && op == compare_op::ne) return test::string_ne;
+  return test::other;
+}
+
+}  // namespace
+
 predicate_definition::predicate_definition(const plan::plan& p) {
   conditions_.reserve(p.predicate.size());
   for (const auto& c : p.predicate) {
@@ -44,6 +77,7 @@ predicate_definition::predicate_definition(const plan::plan& p) {
         throw std::invalid_argument("predicate literal does not match the type of column '" +
                                     p.schema.columns[c.column].name + "'");
     }
+    out.kind = kind_of(out.op, out.type);
     conditions_.push_back(std::move(out));
   }
 }
@@ -71,7 +105,8 @@ bool holds(std::strong_ordering cmp, plan::compare_op op) noexcept {
   return false;
 }
 
-bool test(const predicate_definition::condition& c, const slot& s) noexcept {
+// Any condition, by op and type; evaluate's fast cases must agree with it.
+bool test_any(const predicate_definition::condition& c, const slot& s) noexcept {
   if (c.op == plan::compare_op::is_null) return s.is_null;
   if (c.op == plan::compare_op::is_not_null) return !s.is_null;
   // Unknown is not true: the row does not pass.
@@ -92,8 +127,47 @@ bool test(const predicate_definition::condition& c, const slot& s) noexcept {
 }  // namespace
 
 bool evaluate(const predicate_definition& def, const row& r) noexcept {
-  for (const auto& c : def.conditions())
-    if (!test(c, r.slots[c.slot])) return false;
+  for (const auto& c : def.conditions()) {
+    const slot& s = r.slots[c.slot];
+    bool holds = false;
+    switch (c.kind) {
+      case test::is_null:
+        holds = s.is_null;
+        break;
+      case test::is_not_null:
+        holds = !s.is_null;
+        break;
+      // Unknown (a null value) is not true: the row does not pass.
+      case test::bigint_eq:
+        holds = !s.is_null && s.bigint == c.bigint;
+        break;
+      case test::bigint_ne:
+        holds = !s.is_null && s.bigint != c.bigint;
+        break;
+      case test::bigint_lt:
+        holds = !s.is_null && s.bigint < c.bigint;
+        break;
+      case test::bigint_le:
+        holds = !s.is_null && s.bigint <= c.bigint;
+        break;
+      case test::bigint_gt:
+        holds = !s.is_null && s.bigint > c.bigint;
+        break;
+      case test::bigint_ge:
+        holds = !s.is_null && s.bigint >= c.bigint;
+        break;
+      case test::string_eq:
+        holds = !s.is_null && s.string == c.string;
+        break;
+      case test::string_ne:
+        holds = !s.is_null && s.string != c.string;
+        break;
+      case test::other:
+        holds = test_any(c, s);
+        break;
+    }
+    if (!holds) return false;
+  }
   return true;
 }
 

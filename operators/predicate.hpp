@@ -30,6 +30,23 @@ class predicate_definition {
     std::int64_t bigint = 0;
     bool boolean = false;
     std::string string;
+    // op and type folded into one when the definition is built, so that
+    // evaluate takes one switch per condition; `other` (BOOLEAN, and STRING
+    // ordering, which the plan never asks for) takes the general path.
+    enum class test : std::uint8_t {
+      is_null,
+      is_not_null,
+      bigint_eq,
+      bigint_ne,
+      bigint_lt,
+      bigint_le,
+      bigint_gt,
+      bigint_ge,
+      string_eq,
+      string_ne,
+      other
+    };
+    test kind = test::other;
   };
   const std::vector<condition>& conditions() const noexcept { return conditions_; }
 

@@ -1,24 +1,31 @@
 #pragma once
 // The decoded, typed record: one slot per schema column, in schema order.
-// A row is reused for every record of a pipeline: decode overwrites each slot,
-// and a STRING slot keeps its std::string's capacity, so once the longest
-// string seen so far fits, decoding allocates nothing.
+// A row is reused for every record of a pipeline: decode overwrites each slot.
+//
+// A STRING value is a view. When the record wrote it without escapes (the
+// common case), the view points into the value bytes given to decode, so it
+// is valid only while those bytes are (stage_pipeline::process uses the row
+// before it returns); otherwise decode unescapes it into the slot's `storage`,
+// which keeps its capacity, so once the longest such string seen so far fits,
+// decoding allocates nothing.
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace streamt::operators {
 
 // Only the member matching the column's type is meaningful, and only when
 // `is_null` is false. A tagged union would save bytes but would destroy the
-// string (and its capacity) whenever a slot changes alternatives.
+// storage (and its capacity) whenever a slot changes alternatives.
 struct slot {
   bool is_null = true;
   std::int64_t bigint = 0;
   bool boolean = false;
-  std::string string;
+  std::string_view string;  // into the decoded value's bytes or into `storage`
+  std::string storage;
 };
 
 struct row {

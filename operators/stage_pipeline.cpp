@@ -8,8 +8,9 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
       project_(p),
       encode_(project_),
       row_(p.schema.columns.size()) {
-  // A typical encoded record fits without growing on the first records.
-  out_.reserve(256);
+  // encode writes into out_ as a buffer of its current size: a typical
+  // encoded record fits without growing on the first records.
+  out_.resize(256);
 }
 
 step stage_pipeline::process(std::optional<std::string_view> value) {

@@ -12,7 +12,10 @@
 // - differential against Boost.JSON's own DOM parser: a value decode accepts
 //   is a JSON document whose members are the decoded ones, and a value that
 //   Boost.JSON parses as an object with exactly the declared members and
-//   types, and no duplicate member (the plan's strict parser), decodes.
+//   types, and no duplicate member (the plan's strict parser), decodes;
+// - differential between decode's two paths: the fast path accepts only
+//   values the reference path (Boost.JSON's basic_parser) accepts, with the
+//   same row, and decode's verdict and diagnostic are the reference's.
 #include "test/fuzz/fuzz_support.hpp"
 
 #include "operators/decode.hpp"
@@ -55,6 +58,7 @@ struct fixture {
   operators::decode_definition decode{record_schema()};
   operators::decode_state state;
   operators::row row;
+  operators::row fast_row, reference_row;
   operators::stage_pipeline all{compiled("SELECT amount, id AS order_id, flag, note FROM orders")};
   operators::stage_pipeline some{
       compiled("SELECT amount, id AS order_id, flag, note FROM orders WHERE amount >= 50 AND note <> 'x'")};
@@ -133,6 +137,22 @@ void record_one_input(std::string_view input) {
   fixture& f = the_fixture();
   diagnostic error;
   const bool ok = operators::decode(f.decode, f.state, input, f.row, error);
+
+  diagnostic reference_error;
+  const bool reference_ok =
+      operators::detail::reference_decode(f.decode, f.state, input, f.reference_row, reference_error);
+  if (ok != reference_ok) violated("decode and its reference path disagree", input);
+  if (!ok && (error.code != reference_error.code || error.message != reference_error.message))
+    violated("decode reports another diagnostic than its reference path", input, error.message);
+  if (operators::detail::fast_decode(f.decode, f.state, input, f.fast_row)) {
+    if (!reference_ok) violated("the fast path accepted a value the reference path refuses", input);
+    for (std::size_t c = 0; c < record_schema().columns.size(); ++c) {
+      const auto &a = f.fast_row.slots[c], &b = f.reference_row.slots[c];
+      if (a.is_null != b.is_null ||
+          (!a.is_null && (a.bigint != b.bigint || a.boolean != b.boolean || a.string != b.string)))
+        violated("the fast path decodes a value differently", input, record_schema().columns[c].name);
+    }
+  }
 
   const operators::step all = f.all.process(input);
   if (ok != (all.outcome == operators::outcome::emitted))

@@ -288,14 +288,61 @@ BOOST_AUTO_TEST_CASE(assembles_strings_that_arrive_in_parts) {
   BOOST_TEST(d.row.slots[t::note].string == "short");
 }
 
-BOOST_AUTO_TEST_CASE(reuses_string_capacity_across_records) {
+BOOST_AUTO_TEST_CASE(views_a_string_without_escapes_in_the_value_itself) {
+  decoder d;
+  const std::string value = R"({"id":"plain","amount":1,"note":"also \u0070lain","flag":null})";
+  BOOST_TEST_REQUIRE(d(value));
+  BOOST_TEST(d.row.slots[t::id].string == "plain");
+  BOOST_TEST(static_cast<const void*>(d.row.slots[t::id].string.data()) ==
+             static_cast<const void*>(value.data() + 7));
+  BOOST_TEST(d.row.slots[t::note].string == "also plain");
+  BOOST_TEST(static_cast<const void*>(d.row.slots[t::note].string.data()) ==
+             static_cast<const void*>(d.row.slots[t::note].storage.data()));
+}
+
+BOOST_AUTO_TEST_CASE(reuses_the_storage_of_escaped_strings_across_records) {
   decoder d;
   BOOST_TEST_REQUIRE(
-      d(R"({"id":"a-long-identifier-of-forty-bytes-0000","amount":1,"note":null,"flag":null})"));
-  const char* storage = d.row.slots[t::id].string.data();
-  BOOST_TEST_REQUIRE(d(R"({"id":"short","amount":1,"note":null,"flag":null})"));
-  BOOST_TEST(d.row.slots[t::id].string == "short");
+      d(R"({"id":"a-long-identifier-of-forty-bytes-\t000","amount":1,"note":null,"flag":null})"));
+  const char* storage = d.row.slots[t::id].storage.data();
+  BOOST_TEST_REQUIRE(d(R"({"id":"sh\tort","amount":1,"note":null,"flag":null})"));
+  BOOST_TEST(d.row.slots[t::id].string == "sh\tort");
   BOOST_TEST(static_cast<const void*>(d.row.slots[t::id].string.data()) == static_cast<const void*>(storage));
+}
+
+BOOST_AUTO_TEST_CASE(the_fast_path_finds_special_bytes_wherever_they_sit_and_agrees_with_the_reference) {
+  // The fast path checks strings 16 (or 8) bytes at a time and reads the tail
+  // of the value again: an escape, a UTF-8 sequence, a control character or
+  // a bad byte must be found at every offset of a word, in a string that ends
+  // far from the end of the value and in one that ends near it.
+  ops::decode_definition def(t::orders_schema());
+  ops::decode_state state;
+  ops::row fast, reference;
+  diagnostic error;
+  const std::string_view inserts[] = {
+      "\\n",  "\\\"", "\\\\", "\\u00e9", "\\ud83d\\ude00", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80",
+      "\x01", "\x1f", "\xff", "\xc3",    "\xed\xa0\x80",   "\\ud800",  "\\q"};
+  for (std::size_t len = 0; len <= 40; ++len) {
+    for (std::size_t pos = 0; pos <= len; ++pos) {
+      for (std::string_view insert : inserts) {
+        std::string text(len, 'a');
+        text.insert(pos, insert);
+        const std::string values[] = {R"({"id":")" + text + R"(","amount":1,"note":null,"flag":null})",
+                                      R"({"id":"x","amount":1,"flag":null,"note":")" + text + R"("})"};
+        for (const std::string& value : values) {
+          const bool fast_ok = ops::detail::fast_decode(def, state, value, fast);
+          const bool reference_ok = ops::detail::reference_decode(def, state, value, reference, error);
+          BOOST_TEST(fast_ok == reference_ok, value);
+          if (fast_ok && reference_ok) {
+            BOOST_TEST(fast.slots[t::id].string == reference.slots[t::id].string, value);
+            BOOST_TEST(fast.slots[t::note].is_null == reference.slots[t::note].is_null, value);
+            if (!reference.slots[t::note].is_null)
+              BOOST_TEST(fast.slots[t::note].string == reference.slots[t::note].string, value);
+          }
+        }
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(decodes_correctly_after_any_kind_of_failure) {

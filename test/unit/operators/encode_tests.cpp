@@ -14,12 +14,13 @@ namespace t = streamt::operators::test;
 
 namespace {
 
-ops::row make_row(std::string id, std::int64_t amount, std::string note, bool flag) {
+// The strings are views: pass literals (or strings that outlive the row).
+ops::row make_row(std::string_view id, std::int64_t amount, std::string_view note, bool flag) {
   ops::row r(4);
-  r.slots[t::id] = {false, 0, false, std::move(id)};
-  r.slots[t::amount] = {false, amount, false, {}};
-  r.slots[t::note] = {false, 0, false, std::move(note)};
-  r.slots[t::flag] = {false, 0, flag, {}};
+  r.slots[t::id] = {false, 0, false, id, {}};
+  r.slots[t::amount] = {false, amount, false, {}, {}};
+  r.slots[t::note] = {false, 0, false, note, {}};
+  r.slots[t::flag] = {false, 0, flag, {}, {}};
   return r;
 }
 
@@ -105,6 +106,30 @@ BOOST_AUTO_TEST_CASE(escapes_a_special_byte_at_every_position_of_a_long_string) 
   BOOST_TEST(escaped(std::string(17, '\x7f')) == std::string(17, '\x7f'));
   BOOST_TEST(escaped(std::string(17, ' ')) == std::string(17, ' '));
   BOOST_TEST(escaped(std::string(16, '!')) == std::string(16, '!'));
+}
+
+BOOST_AUTO_TEST_CASE(escapes_a_special_byte_at_every_position_of_strings_of_every_length) {
+  // Strings shorter than 16 and 8 bytes take other paths than longer ones,
+  // and a tail is read again as the last word of the string. The fillers are
+  // the bytes just above each special one (' ' after controls, '#' after
+  // '"', ']' after '\\'): a borrow out of an already escaped byte must not
+  // make them look special (found by fuzz_record).
+  const std::pair<char, std::string_view> specials[] = {
+      {'"', R"(\")"}, {'\\', R"(\\)"}, {'\n', R"(\n)"}, {'\x01', R"(\u0001)"}, {'\x1f', R"(\u001f)"}};
+  for (char filler : {'\xc3', ' ', '#', ']', 'a'}) {
+    for (std::size_t len = 0; len <= 40; ++len) {
+      for (std::size_t pos = 0; pos <= len; ++pos) {
+        for (auto [c, escape] : specials) {
+          std::string input(len, filler);
+          std::string expected = input;
+          input.insert(pos, 1, c);
+          expected.insert(pos, escape);
+          BOOST_TEST(escaped(input) == expected,
+                     "byte " << static_cast<int>(c) << " at " << pos << " of " << len << " in " << filler);
+        }
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(passes_valid_utf8_through_unchanged) {

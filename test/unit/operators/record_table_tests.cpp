@@ -1,5 +1,6 @@
 #include "operators/stage_pipeline.hpp"
 
+#include "operators/decode.hpp"
 #include "orders_fixture.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -111,6 +112,35 @@ BOOST_AUTO_TEST_CASE(every_record_case_gives_its_expected_output_or_error) {
   }
   BOOST_TEST_MESSAGE(cases.size() << " record cases (" << valid << " valid, " << cases.size() - valid
                                   << " invalid)");
+}
+
+// decode has a fast path that must give up wherever the reference path
+// refuses, and decode every valid case the table holds (none of them spells
+// a key with escapes) exactly as the reference path does.
+BOOST_AUTO_TEST_CASE(the_fast_path_decodes_every_valid_case_as_the_reference_does_and_no_other) {
+  auto cases = load_cases(std::string(STREAMT_TEST_DATA_DIR) + "/records/orders.records");
+  ops::decode_definition def(t::orders_schema());
+  ops::decode_state state;
+  ops::row fast, reference;
+  streamt::diagnostic error;
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT("case " << c.name << " (line " << c.line << ")") {
+      const bool fast_ok = ops::detail::fast_decode(def, state, c.value, fast);
+      const bool reference_ok = ops::detail::reference_decode(def, state, c.value, reference, error);
+      BOOST_TEST(reference_ok == c.valid);
+      BOOST_TEST(fast_ok == c.valid);
+      if (!fast_ok || !reference_ok) continue;
+      for (std::size_t i = 0; i < fast.slots.size(); ++i) {
+        BOOST_TEST_CONTEXT("column " << i) {
+          BOOST_TEST(fast.slots[i].is_null == reference.slots[i].is_null);
+          if (reference.slots[i].is_null) continue;
+          BOOST_TEST(fast.slots[i].bigint == reference.slots[i].bigint);
+          BOOST_TEST(fast.slots[i].boolean == reference.slots[i].boolean);
+          BOOST_TEST(fast.slots[i].string == reference.slots[i].string);
+        }
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
