@@ -7,6 +7,8 @@
 // does, not our wrappers.
 #pragma once
 
+#include "bench/order_fields.hpp"
+
 #include <librdkafka/rdkafka.h>
 
 #include <cstdint>
@@ -140,16 +142,8 @@ inline std::uint64_t record_hash(std::string_view key, bool null_key, std::strin
 // counted without producing it), and one of a few notes (plain, escaped,
 // raw UTF-8, null) and flags, about 100 bytes in all.
 struct order_generator {
-  static constexpr const char* notes[] = {
-      "\"leave at the front desk and ask for Maria at reception\"",
-      "\"gift wrap please; the card says: happy birthday, Sam!\"",
-      "\"deliver after 6pm \\u2014 ring twice, the bell is broken\"",
-      "\"fragile: glassware inside, keep upright, do not stack\"",
-      "\"caf\xc3\xa9 order for the second floor, door B, near lift\"",
-      "\"line one\\nline two\\tindented, then a \\\"quote\\\"\"",
-      "null",
-  };
-  static constexpr const char* flags[] = {"true", "false", "null"};
+  static constexpr auto& notes = order_notes;
+  static constexpr auto& flags = order_flags;
 
   static std::uint64_t draw(std::uint64_t i) {
     return mix64(i * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL);

@@ -8,6 +8,7 @@
 // below). Figures are reported, never asserted: see bench/README.md.
 
 #include "operators/stage_pipeline.hpp"
+#include "bench/order_fields.hpp"
 #include "plan/plan.hpp"
 
 #include <chrono>
@@ -50,6 +51,8 @@ namespace {
 
 namespace plan = streamt::plan;
 namespace ops = streamt::operators;
+using streamt::bench::order_flags;
+using streamt::bench::order_notes;
 
 plan::plan orders_plan() {
   plan::plan p;
@@ -90,16 +93,8 @@ double thread_cpu_seconds() {
 }
 
 corpus generate(std::size_t n) {
-  static constexpr const char* notes[] = {
-      "\"leave at the front desk and ask for Maria at reception\"",
-      "\"gift wrap please; the card says: happy birthday, Sam!\"",
-      "\"deliver after 6pm \\u2014 ring twice, the bell is broken\"",
-      "\"fragile: glassware inside, keep upright, do not stack\"",
-      "\"caf\xc3\xa9 order for the second floor, door B, near lift\"",
-      "\"line one\\nline two\\tindented, then a \\\"quote\\\"\"",
-      "null",
-  };
-  static constexpr const char* flags[] = {"true", "false", "null"};
+  static constexpr auto& notes = order_notes;
+  static constexpr auto& flags = order_flags;
   corpus c;
   c.bytes.reserve(n * 104);
   c.spans.reserve(n);
