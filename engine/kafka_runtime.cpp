@@ -552,8 +552,8 @@ class runtime {
                               << (ev.lost ? " (lost)" : "");
       co_return std::nullopt;
     }
-    auto committed_op = consumer_->async_committed(ev.partitions, options_.connect_timeout);
-    kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await std::move(committed_op);
+    kafka::kafka_result<std::vector<kafka::partition_offset>> committed =
+        co_await committed_offsets(ev.partitions);
     if (!committed) {
       std::optional<run_report> refused = co_await refuse_assignment(
           ev.partitions,
@@ -695,9 +695,10 @@ class runtime {
           STREAMT_LOG(log_, debug) << "committing transaction " << machine_.transactions_committed() + 1;
           kafka::error_report e = co_await producer_->async_commit_transaction();
           const bool committed = !e.failed();
-          if (committed)
+          if (committed) {
             log_commit(steady_clock::now() - began);
-          else
+            for (const auto& [tp, next] : next_offsets_) committed_by_us_[tp] = next;
+          } else
             STREAMT_LOG(log_, warning)
                 << "commit_transaction failed after "
                 << std::chrono::duration_cast<std::chrono::milliseconds>(steady_clock::now() - began).count()
@@ -780,14 +781,53 @@ class runtime {
     txn_records_ = 0;
     std::vector<kafka::topic_partition> parts(owned_.begin(), owned_.end());
     if (parts.empty()) co_return kafka::error_report{};
-    auto op = consumer_->async_committed(parts, options_.connect_timeout);
-    auto committed = co_await std::move(op);
+    kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await committed_offsets(parts);
     if (!committed) co_return committed.error();
     for (kafka::partition_offset& po : *committed)
       if (po.offset == kafka::no_offset) po.offset = RD_KAFKA_OFFSET_BEGINNING;
     STREAMT_LOG(log_, info) << "rewound " << parts.size() << " partition(s) to their committed offsets";
     auto seek = consumer_->async_seek(std::move(*committed));
     co_return co_await std::move(seek);
+  }
+
+  // The group's committed offsets of `parts`, never behind one this process
+  // committed itself. Once, after a broker was killed and restarted, the
+  // coordinator answered "no committed offset" (no error) for partitions this
+  // process had committed a second earlier; taken as a new application id,
+  // that replayed them from the earliest offset and duplicated their output
+  // (tools/faults broker_kill). Such an answer is stale: ask again, once a
+  // second, until --connect-timeout-ms; then stop rather than reprocess.
+  // An offset ahead of ours is fine: another instance went on.
+  asio::awaitable<kafka::kafka_result<std::vector<kafka::partition_offset>>> committed_offsets(
+      std::vector<kafka::topic_partition> parts) {
+    const auto deadline = steady_clock::now() + options_.connect_timeout;
+    asio::steady_timer pause(co_await asio::this_coro::executor);
+    for (;;) {
+      auto op = consumer_->async_committed(parts, options_.connect_timeout);
+      kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await std::move(op);
+      if (!committed) co_return committed;
+      std::string behind;
+      for (const kafka::partition_offset& po : *committed) {
+        const auto ours = committed_by_us_.find(po.partition);
+        if (ours != committed_by_us_.end() && (po.offset == kafka::no_offset || po.offset < ours->second))
+          behind = describe(po.partition) + ": the group coordinator answered committed offset " +
+                   (po.offset == kafka::no_offset ? std::string("none") : std::to_string(po.offset)) +
+                   ", behind offset " + std::to_string(ours->second) + " that this process committed";
+      }
+      if (behind.empty()) co_return committed;
+      if (steady_clock::now() >= deadline) {
+        kafka::error_report e;
+        e.info = {RD_KAFKA_RESP_ERR__INCONSISTENT, false, false, true};
+        e.message = behind +
+                    "; not reprocessing from there (it would duplicate output): restart the engine "
+                    "once the brokers have recovered";
+        co_return e;
+      }
+      STREAMT_LOG(log_, warning) << behind << "; asking again";
+      pause.expires_after(std::chrono::seconds(1));
+      auto waited = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+      (void)waited;
+    }
   }
 
   void log_commit(steady_clock::duration took) {
@@ -914,6 +954,9 @@ class runtime {
   commit::machine machine_;
   std::set<kafka::topic_partition> owned_;
   std::map<kafka::topic_partition, std::int64_t> next_offsets_;  // next offset to consume, per partition
+  // The offsets this process's committed transactions stored: the group's
+  // answer may be ahead of them (another instance), never behind.
+  std::map<kafka::topic_partition, std::int64_t> committed_by_us_;
   std::size_t txn_records_ = 0;
   steady_clock::time_point txn_started_{};
   std::vector<record_view> views_;
