@@ -383,6 +383,7 @@ class runtime {
     co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
     const bool terminal = (type & asio::cancellation_type::terminal) != asio::cancellation_type::none;
     terminal_ = terminal_ || terminal;
+    signalled_ = true;
     STREAMT_LOG(log_, info) << (terminal ? "stopping now (second signal)"
                                          : "stopping: finishing the open transaction");
     stopping_ = true;
@@ -555,9 +556,9 @@ class runtime {
     kafka::kafka_result<std::vector<kafka::partition_offset>> committed =
         co_await committed_offsets(ev.partitions);
     if (!committed) {
-      std::optional<run_report> refused = co_await refuse_assignment(
-          ev.partitions,
-          fail(run_status::unavailable, "reading committed offsets failed: " + committed.error().message));
+      auto failure_op = unavailable("reading committed offsets failed: " + committed.error().message);
+      run_report failure = co_await std::move(failure_op);
+      std::optional<run_report> refused = co_await refuse_assignment(ev.partitions, std::move(failure));
       co_return refused;
     }
     std::vector<kafka::partition_offset> start;
@@ -568,13 +569,17 @@ class runtime {
             << ": no committed offset (a new application id): starting from the earliest offset";
         po.offset = RD_KAFKA_OFFSET_BEGINNING;
       } else {
-        auto marks_op = consumer_->async_query_watermarks(po.partition, options_.connect_timeout);
+        auto marks_op =
+            patiently<kafka::watermarks>("the offsets of " + describe(po.partition),
+                                         [this, tp = po.partition](std::chrono::milliseconds slice) {
+                                           return consumer_->async_query_watermarks(tp, slice);
+                                         });
         kafka::kafka_result<kafka::watermarks> marks = co_await std::move(marks_op);
         if (!marks) {
-          std::optional<run_report> refused = co_await refuse_assignment(
-              ev.partitions,
-              fail(run_status::unavailable,
-                   "reading the offsets of " + describe(po.partition) + " failed: " + marks.error().message));
+          auto failure_op = unavailable("reading the offsets of " + describe(po.partition) +
+                                        " failed: " + marks.error().message);
+          run_report failure = co_await std::move(failure_op);
+          std::optional<run_report> refused = co_await refuse_assignment(ev.partitions, std::move(failure));
           co_return refused;
         }
         if (po.offset < marks->low || po.offset > marks->high) {
@@ -600,6 +605,7 @@ class runtime {
     }
     if (kafka::error_report e = consumer_->incremental_assign(start); e.failed())
       co_return fail(run_status::failed, "taking partitions failed: " + e.message);
+    established_ = true;
     co_return std::nullopt;
   }
 
@@ -716,6 +722,15 @@ class runtime {
         }
         case commit::action::rewind_to_committed: {
           kafka::error_report e = co_await rewind();
+          if (e.failed() && stop_requested(co_await asio::this_coro::cancellation_state)) {
+            // Nothing is open after the abort: stopping here loses nothing,
+            // the next start resumes at the committed offsets.
+            run_report stopped =
+                fail(run_status::stopped,
+                     "stopped while waiting for the brokers to rewind after an abort: " + e.message);
+            std::optional<run_report> closed = co_await close(std::move(stopped));
+            co_return closed;
+          }
           if (!e.failed()) ++rewinds_;
           a = machine_.step(commit::rewound{std::move(e)});
           break;
@@ -803,7 +818,10 @@ class runtime {
     const auto deadline = steady_clock::now() + options_.connect_timeout;
     asio::steady_timer pause(co_await asio::this_coro::executor);
     for (;;) {
-      auto op = consumer_->async_committed(parts, options_.connect_timeout);
+      auto op = patiently<std::vector<kafka::partition_offset>>(
+          "the committed offsets", [this, parts](std::chrono::milliseconds slice) {
+            return consumer_->async_committed(parts, slice);
+          });
       kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await std::move(op);
       if (!committed) co_return committed;
       std::string behind;
@@ -829,6 +847,42 @@ class runtime {
       (void)waited;
     }
   }
+
+  // Asks `query(slice)` until it answers or fails for a reason waiting does
+  // not fix. Before the first partitions were taken, --connect-timeout-ms
+  // bounds the wait: a wrong address or a missing broker is a start-up error
+  // (exit 69). Once running, an engine waits for its brokers as long as they
+  // take: a broker restart outlasting the connect timeout stopped it with
+  // exit 69 in tools/faults broker_kill, leaving the restart to a supervisor
+  // that would only have waited too. Asked in slices of at most 5 s with a
+  // stop check between them (the blocking call itself cannot be
+  // interrupted); a stop while waiting returns the last error, and callers
+  // ask stop_requested() to tell it from a failure.
+  template <class T, class Query>
+  asio::awaitable<kafka::kafka_result<T>> patiently(std::string what, Query query) {
+    const auto began = steady_clock::now();
+    const auto slice = std::min(options_.connect_timeout, std::chrono::milliseconds(5000));
+    auto warned = began;
+    for (;;) {
+      auto op = query(established_ ? slice : options_.connect_timeout);
+      kafka::kafka_result<T> answer = co_await std::move(op);
+      if (answer || !established_ || !kafka::is_transient_code(answer.error().info.code)) co_return answer;
+      if (stop_requested(co_await asio::this_coro::cancellation_state)) co_return answer;
+      const auto now = steady_clock::now();
+      if (warned == began || now - warned >= std::chrono::seconds(30)) {
+        warned = now;
+        STREAMT_LOG(log_, warning) << "the brokers have not answered for " << what << " for "
+                                   << std::chrono::round<std::chrono::seconds>(now - began).count()
+                                   << " s: " << answer.error().message
+                                   << "; still waiting (a running engine waits for its "
+                                   << "brokers to come back; stop it with SIGTERM)";
+      }
+    }
+  }
+
+  // A stop signal, not a stop on an invalid record (that one still wants its
+  // records before it committed, so it waits for the brokers like a run).
+  bool stop_requested(const asio::cancellation_state& cs) const { return signalled_ || cancelled_now(cs); }
 
   void log_commit(steady_clock::duration took) {
     ++commits_;
@@ -914,6 +968,15 @@ class runtime {
     }
   }
 
+  // A query the brokers did not answer: exit 69, unless a stop signal cut
+  // the wait short (see patiently()), which is a clean stop.
+  asio::awaitable<run_report> unavailable(std::string message) {
+    const asio::cancellation_state cs = co_await asio::this_coro::cancellation_state;
+    if (established_ && stop_requested(cs))
+      co_return fail(run_status::stopped, "stopped while waiting for the brokers (" + message + ")");
+    co_return fail(run_status::unavailable, std::move(message));
+  }
+
   run_report fail(run_status s, std::string message) {
     run_report r;
     r.status = s;
@@ -971,7 +1034,9 @@ class runtime {
   std::uint64_t committed_base_ = 0;  // of machines replaced after such a retry
   std::uint64_t aborted_base_ = 0;
   bool stopping_ = false;
-  bool terminal_ = false;  // a terminal stop: don't wait for anything more
+  bool signalled_ = false;    // a stop signal arrived (graceful or terminal)
+  bool established_ = false;  // partitions were taken once: the brokers and settings work
+  bool terminal_ = false;     // a terminal stop: don't wait for anything more
   bool restartable_ = false;
   std::string producer_failure_;
   asio::cancellation_signal drain_stop_;

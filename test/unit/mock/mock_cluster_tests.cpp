@@ -423,6 +423,32 @@ BOOST_AUTO_TEST_CASE(an_abortable_add_partitions_error_aborts_rewinds_and_the_ru
   BOOST_TEST(cluster.log_size(sink_topic) == static_cast<std::int64_t>(six_orders_passing));
 }
 
+// A running engine waits for its brokers: --connect-timeout-ms bounds only the
+// start-up. Here the committed-offset read of the rewind after an abort is
+// answered only after 3 s, three times the connect timeout; before, the
+// rewind failed at the timeout and the run ended (on a real broker restart:
+// exit 69 or 75, tools/faults broker_kill).
+BOOST_AUTO_TEST_CASE(a_rewind_whose_committed_offsets_answer_outlasts_the_connect_timeout_waits_for_it) {
+  mock_cluster cluster(1);
+  cluster.seed(six_orders);
+  cluster.push_errors(1, api::add_partitions_to_txn, {{RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, 0}});
+  // OffsetFetch answers in order: taking the partitions (at once), the
+  // rewind's first request (after 3 s, so it times out unanswered).
+  cluster.push_errors(1, api::offset_fetch,
+                      {{RD_KAFKA_RESP_ERR_NO_ERROR, 0}, {RD_KAFKA_RESP_ERR_NO_ERROR, 3000}});
+  temp_state_dir dir;
+  const run_outcome run = run_engine(cluster, dir.path(), once_committed_after_an_abort(cluster),
+                                     {.adjust = [](engine::run_options& o) { o.connect_timeout = 1s; }});
+
+  BOOST_TEST(!run.watchdog_fired);
+  BOOST_TEST((run.report.status == engine::run_status::stopped), run.report.message);
+  BOOST_TEST(cluster.pending_errors(1, api::offset_fetch) == 0u);
+  BOOST_TEST(run.report.transactions_aborted == 1u);
+  BOOST_TEST(run.report.rewinds == 1u);
+  BOOST_TEST(run.report.transactions_committed >= 1u);
+  BOOST_TEST(cluster.log_size(sink_topic) == static_cast<std::int64_t>(six_orders_passing));
+}
+
 // ---- fatal and fenced ----------------------------------------------------------
 
 namespace {
