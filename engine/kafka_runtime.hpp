@@ -49,7 +49,8 @@ struct run_options {
   std::size_t max_records_per_transaction = 10000;
   reset_policy reset_offsets = reset_policy::none;
   bool allow_output_change = false;
-  // How long to wait for the brokers to answer the first metadata request.
+  // How long the brokers may take to answer at start-up (until partitions are
+  // first taken). A running engine waits for them as long as they take.
   std::chrono::milliseconds connect_timeout{30000};
   // Called after each committed transaction, on the pipeline's executor,
   // with the report so far (status `stopped`, counters up to date). For
