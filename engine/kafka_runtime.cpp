@@ -772,10 +772,6 @@ class runtime {
           // Named locals around every co_await: GCC 12 destroys temporaries
           // of a full-expression holding a co_await incorrectly.
           std::optional<run_report> failure;
-          if (a.kind == commit::action::fatal && producer_) {
-            const rd_kafka_resp_err_t cause = rd_kafka_fatal_error(producer_->native_handle(), nullptr, 0);
-            restartable_ = kafka::is_recoverable_by_new_producer(cause);
-          }
           if (a.kind == commit::action::fenced)
             failure = fail(run_status::fenced, a.reason + "; another instance runs with this identity");
           else if (a.kind == commit::action::fatal)
@@ -996,6 +992,13 @@ class runtime {
 
   run_report finish(run_report r) {
     r = progress(std::move(r));
+    // Decided here, once, for every way a run fails (a transactional call,
+    // a fatal error event, a failed poll): what counts is the producer's
+    // fatal error, if it has one.
+    if (r.status == run_status::failed && producer_) {
+      const rd_kafka_resp_err_t cause = rd_kafka_fatal_error(producer_->native_handle(), nullptr, 0);
+      restartable_ = kafka::is_recoverable_by_new_producer(cause);
+    }
     if (r.status == run_status::stopped)
       STREAMT_LOG(log_, info) << "stopped cleanly: " << counts_.consumed << " consumed, " << counts_.emitted
                               << " emitted, " << counts_.filtered << " filtered, " << counts_.tombstones
