@@ -45,7 +45,8 @@ constexpr std::string_view help =
     "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
     "  --allow-output-change         accept a changed projection on restart\n"
     "  --stop-timeout-ms N           bound on a clean stop (default 30000)\n"
-    "  --connect-timeout-ms N        how long the brokers may take to answer at start (default 30000)\n"
+    "  --connect-timeout-ms N        how long the brokers may take to answer at start (default 30000);\n"
+    "                                once partitions are taken, a running engine waits for them\n"
     "  --log-level LEVEL             trace, debug, info (default), warning, error\n"
     "\n"
     "Settings the engine owns (isolation.level, transactional.id, enable.auto.commit,\n"
@@ -53,7 +54,7 @@ constexpr std::string_view help =
     "\n"
     "exit codes: 0 clean stop; 1 invalid plan or digest mismatch; 2 usage;\n"
     "            65 invalid record (everything before it committed, nothing after it visible);\n"
-    "            69 brokers unreachable, topic missing or transactions refused;\n"
+    "            69 brokers unreachable at start, topic missing or transactions refused;\n"
     "            73 state directory locked or unusable; 75 fenced or fatal client error;\n"
     "            78 refused setting, changed identity or output, offset out of range\n";
 
