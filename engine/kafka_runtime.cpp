@@ -1,5 +1,6 @@
 #include "engine/kafka_runtime.hpp"
 
+#include "engine/aborted_tail.hpp"
 #include "engine/commit_machine.hpp"
 #include "engine/log.hpp"
 #include "engine/state_dir.hpp"
@@ -107,6 +108,24 @@ class kafka_sink {
     if (index < sources_.size()) note_unproducible(sources_[index], d.error.message);
   }
 
+  // A record written: see aborted_tail.hpp. Every report of a transaction
+  // is polled before its commit or abort returns, so a report of an earlier
+  // generation does not occur; it is ignored rather than misfiled.
+  void on_delivered(const kafka::delivery_report& d) {
+    if ((d.opaque >> 32) != generation_) return;
+    if (std::optional<std::string> s = tail_.delivered(d.partition.partition, d.offset); s && !trailing_)
+      trailing_ = std::move(s);
+  }
+  void transaction_aborted() {
+    tail_.aborted();
+    trailing_.reset();  // the abort just written ends that record too
+  }
+  void transaction_committed() { tail_.committed(); }
+  // Whether a commit must first wait for every delivery report (flush): a
+  // record landing right behind an aborted one is found only in its report.
+  bool commit_needs_reports() const noexcept { return tail_.armed(); }
+  std::optional<std::string> take_trailing() { return std::exchange(trailing_, std::nullopt); }
+
   std::optional<kafka::error_report> take_error() { return std::exchange(error_, std::nullopt); }
   const std::optional<unproducible_record>& unproducible_found() const { return unproducible_; }
   const std::string& topic() const { return topic_; }
@@ -127,6 +146,8 @@ class kafka_sink {
   std::uint32_t generation_ = 0;
   std::vector<unproducible_record> sources_;  // input record of each output of the transaction
   std::optional<unproducible_record> unproducible_;
+  aborted_tail tail_;
+  std::optional<std::string> trailing_;  // a record of an aborted transaction inside the open one
 };
 
 std::string describe(const kafka::topic_partition& tp) {
@@ -683,6 +704,26 @@ class runtime {
           a = machine_.step(commit::begun{producer_->begin_transaction()});
           break;
         case commit::action::send_offsets: {
+          if (sink_->commit_needs_reports()) {
+            // See aborted_tail.hpp: commit_transaction would flush and end
+            // the transaction in one call, too late to look at the reports.
+            auto flush = producer_->async_flush(std::chrono::seconds(30));
+            kafka::error_report flushed = co_await std::move(flush);
+            if (flushed.failed()) {
+              flushed.info = {flushed.info.code, false, true, false};  // unknown: abort, never commit
+              flushed.message = "waiting for the delivery reports before committing: " + flushed.message;
+              a = machine_.step(commit::offsets_sent{std::move(flushed)});
+              break;
+            }
+          }
+          if (std::optional<std::string> trailing = sink_->take_trailing()) {
+            STREAMT_LOG(log_, warning) << *trailing << "; aborting the transaction and rewinding";
+            kafka::error_report e;
+            e.info = {RD_KAFKA_RESP_ERR__INCONSISTENT, false, true, false};
+            e.message = *trailing;
+            a = machine_.step(commit::offsets_sent{std::move(e)});
+            break;
+          }
           std::vector<kafka::partition_offset> offsets;
           for (const auto& [tp, next] : next_offsets_) offsets.push_back({tp, next});
           if (offsets.empty()) {
@@ -702,6 +743,7 @@ class runtime {
           kafka::error_report e = co_await producer_->async_commit_transaction();
           const bool committed = !e.failed();
           if (committed) {
+            sink_->transaction_committed();
             log_commit(steady_clock::now() - began);
             for (const auto& [tp, next] : next_offsets_) committed_by_us_[tp] = next;
           } else
@@ -716,7 +758,10 @@ class runtime {
         case commit::action::abort: {
           STREAMT_LOG(log_, warning) << "aborting the open transaction";
           kafka::error_report e = co_await producer_->async_abort_transaction();
-          if (e.failed()) STREAMT_LOG(log_, warning) << "abort_transaction failed: " << e.message;
+          if (e.failed())
+            STREAMT_LOG(log_, warning) << "abort_transaction failed: " << e.message;
+          else
+            sink_->transaction_aborted();
           a = machine_.step(commit::abort_result{std::move(e)});
           break;
         }
@@ -942,7 +987,10 @@ class runtime {
         co_return;
       }
       for (const kafka::delivery_report& d : ev->deliveries) {
-        if (!d.error.failed()) continue;
+        if (!d.error.failed()) {
+          sink_->on_delivered(d);
+          continue;
+        }
         sink_->on_failed_delivery(d);
         STREAMT_LOG(log_, warning) << "delivery to " << describe(d.partition)
                                    << " failed: " << d.error.message;

@@ -175,6 +175,12 @@ boost::asio::awaitable<error_report> producer::async_abort_transaction() {
   return run_transactional([rk] { return take_error(rd_kafka_abort_transaction(rk, -1)); });
 }
 
+boost::asio::awaitable<error_report> producer::async_flush(std::chrono::milliseconds timeout) {
+  rd_kafka_t* rk = rk_.get();
+  return run_transactional(
+      [rk, timeout] { return report_of(rd_kafka_flush(rk, static_cast<int>(timeout.count()))); });
+}
+
 std::size_t producer::outstanding() const noexcept {
   return static_cast<std::size_t>(rd_kafka_outq_len(rk_.get()));
 }

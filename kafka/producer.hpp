@@ -42,6 +42,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/system/result.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -136,6 +137,13 @@ class producer {
   // Completion: co_return error_report; retriable → call again. Pool →
   //   awaiting coroutine's executor. Not cancellable.
   boost::asio::awaitable<error_report> async_abort_transaction();
+
+  // Waits until every record produced so far has its delivery report polled
+  // (so, like commit, only while async_poll_events is served), or `timeout`
+  // passes (_TIMED_OUT). Inside a transaction it commits nothing.
+  // Completion: co_return error_report. Pool → awaiting coroutine's
+  //   executor. Not cancellable.
+  boost::asio::awaitable<error_report> async_flush(std::chrono::milliseconds timeout);
 
   // Records produced but not yet acknowledged or failed.
   std::size_t outstanding() const noexcept;
