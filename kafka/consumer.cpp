@@ -186,6 +186,11 @@ boost::asio::awaitable<boost::system::result<poll_batch>> consumer::async_poll_b
   }
 }
 
+boost::system::result<poll_batch> consumer::try_poll_batch(std::size_t max) {
+  if (closing_ || closed_) return boost::system::error_code(errc::closed);
+  return drain(max);
+}
+
 error_report consumer::subscribe(const std::vector<std::string>& topics) {
   partition_list_ptr list(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
   for (const auto& t : topics)

@@ -108,6 +108,13 @@ class consumer {
   // On error: no message is lost; polling again resumes where it was.
   boost::asio::awaitable<boost::system::result<poll_batch>> async_poll_batch(std::size_t max);
 
+  // What is ready right now, up to `max`: the same items, order and batch
+  // ends as async_poll_batch, but an empty batch instead of a wait. No
+  // coroutine, no timer: the engine takes queued records this way and awaits
+  // async_poll_batch only when nothing is ready.
+  // Error: errc::closed after async_close. Never blocks.
+  boost::system::result<poll_batch> try_poll_batch(std::size_t max);
+
   // Acknowledge a rebalance_event. `offsets` may carry the start offset per
   // partition (absolute, RD_KAFKA_OFFSET_BEGINNING/END) or no_offset for
   // "the committed offset". Non-blocking.

@@ -32,6 +32,9 @@ struct error_deleter {
 struct event_deleter {
   void operator()(rd_kafka_event_t* p) const noexcept { rd_kafka_event_destroy(p); }
 };
+struct topic_deleter {
+  void operator()(rd_kafka_topic_t* p) const noexcept { rd_kafka_topic_destroy(p); }
+};
 struct headers_deleter {
   void operator()(rd_kafka_headers_t* p) const noexcept { rd_kafka_headers_destroy(p); }
 };
@@ -48,6 +51,7 @@ using message_ptr = std::unique_ptr<rd_kafka_message_t, message_deleter>;
 using queue_ptr = std::unique_ptr<rd_kafka_queue_t, queue_deleter>;
 using error_ptr = std::unique_ptr<rd_kafka_error_t, error_deleter>;
 using event_ptr = std::unique_ptr<rd_kafka_event_t, event_deleter>;
+using topic_ptr = std::unique_ptr<rd_kafka_topic_t, topic_deleter>;
 using headers_ptr = std::unique_ptr<rd_kafka_headers_t, headers_deleter>;
 using group_metadata_ptr = std::unique_ptr<rd_kafka_consumer_group_metadata_t, group_metadata_deleter>;
 

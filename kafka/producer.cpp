@@ -64,11 +64,12 @@ error_report producer::produce(std::string_view topic, const outgoing_record& re
                           h.value ? static_cast<ssize_t>(h.value->size()) : 0);
     }
   }
-  const std::string topic_name(topic);
+  rd_kafka_topic_t* rkt = topic_handle(topic);
+  if (!rkt) return report_of(rd_kafka_last_error());
   rd_kafka_vu_t vu[8];
   std::size_t n = 0;
-  vu[n].vtype = RD_KAFKA_VTYPE_TOPIC;
-  vu[n++].u.cstr = topic_name.c_str();
+  vu[n].vtype = RD_KAFKA_VTYPE_RKT;
+  vu[n++].u.rkt = rkt;
   vu[n].vtype = RD_KAFKA_VTYPE_PARTITION;
   vu[n++].u.i32 = RD_KAFKA_PARTITION_UA;
   vu[n].vtype = RD_KAFKA_VTYPE_MSGFLAGS;
@@ -91,6 +92,15 @@ error_report producer::produce(std::string_view topic, const outgoing_record& re
   // librdkafka owns the headers only if the record was accepted.
   if (!result.failed()) (void)headers.release();
   return result;
+}
+
+rd_kafka_topic_t* producer::topic_handle(std::string_view topic) {
+  if (topic_ && topic == topic_name_) return topic_.get();
+  topic_name_ = topic;
+  // No topic configuration of its own: it takes the producer's defaults
+  // (partitioner included), as a produce call naming the topic would.
+  topic_.reset(rd_kafka_topic_new(rk_.get(), topic_name_.c_str(), nullptr));
+  return topic_.get();
 }
 
 void producer::drain(std::size_t max, producer_events& out) {

@@ -95,7 +95,9 @@ class producer {
 
   // Enqueues one record for `topic` (partitioned by key), copying key, value
   // and headers. Non-blocking. QUEUE_FULL means: serve delivery reports
-  // (async_poll_events), then try again.
+  // (async_poll_events), then try again. The topic's handle is kept from
+  // one call to the next: naming the topic by string makes librdkafka look
+  // it up (lock, hash, reference) for every record.
   error_report produce(std::string_view topic, const outgoing_record& record);
 
   // Delivery reports and client errors, at least one item, up to about `max`
@@ -156,9 +158,15 @@ class producer {
   boost::asio::awaitable<error_report> run_transactional(F call);
   void drain(std::size_t max, producer_events& out);
 
+  rd_kafka_topic_t* topic_handle(std::string_view topic);
+
   kafka_ptr rk_;
   boost::asio::thread_pool txn_pool_{1};
   std::optional<queue_waker> waker_;
+  // The last topic produced to (the engine has one sink). Declared after
+  // rk_ so that it is destroyed first, as librdkafka requires.
+  std::string topic_name_;
+  topic_ptr topic_;
 };
 
 }  // namespace streamt::kafka

@@ -234,6 +234,53 @@ BOOST_AUTO_TEST_CASE(polling_an_idle_consumer_loses_to_a_timer_and_returns_promp
   }());
 }
 
+// The engine takes queued records with try_poll_batch and awaits only when it
+// finds nothing: both must see the same records, in order, and an empty
+// queue must answer at once rather than wait.
+BOOST_AUTO_TEST_CASE(try_poll_batch_takes_what_is_queued_and_answers_empty_at_once_when_nothing_is) {
+  mock_clients t;
+  t.run([&]() -> asio::awaitable<void> {
+    auto idle = t.consumer->try_poll_batch(10);
+    BOOST_TEST_REQUIRE(idle.has_value());
+    BOOST_TEST(idle->empty());
+
+    BOOST_TEST_REQUIRE(!(co_await t.producer->async_init_transactions()).failed());
+    BOOST_TEST_REQUIRE(!t.producer->begin_transaction().failed());
+    for (const char* v : {"a", "b", "c", "d"})
+      BOOST_TEST(!t.producer->produce("in", {.key = "k", .value = std::string_view(v)}).failed());
+    auto commit = co_await served(*t.producer, t.producer->async_commit_transaction());
+    BOOST_TEST_REQUIRE(!commit.failed(), commit.message);
+
+    BOOST_TEST_REQUIRE(!t.consumer->incremental_assign({{{"in", 0}, RD_KAFKA_OFFSET_BEGINNING}}).failed());
+    std::string got;
+    std::size_t taken_without_waiting = 0;
+    while (got.size() < 4) {
+      auto ready = t.consumer->try_poll_batch(3);
+      BOOST_TEST_REQUIRE(ready.has_value());
+      BOOST_TEST_REQUIRE(ready->errors.empty());
+      BOOST_TEST(ready->messages.size() <= 3u);
+      taken_without_waiting += ready->messages.size();
+      for (const auto& m : ready->messages) got += payload(m);
+      if (!ready->empty()) continue;
+      auto waited = co_await within(t.consumer->async_poll_batch(1), 20s);
+      BOOST_TEST_REQUIRE(waited.has_value());
+      BOOST_TEST_REQUIRE(waited->has_value());
+      for (const auto& m : (*waited)->messages) got += payload(m);
+    }
+    BOOST_TEST(got == "abcd");
+    // async_poll_batch(1) took at most one record per wake-up: the others
+    // were queued and taken without waiting.
+    BOOST_TEST(taken_without_waiting >= 1u);
+    auto drained = t.consumer->try_poll_batch(10);
+    BOOST_TEST_REQUIRE(drained.has_value());
+    BOOST_TEST(drained->messages.empty());
+
+    BOOST_TEST(!(co_await t.consumer->async_close()).failed());
+    auto after = t.consumer->try_poll_batch(1);
+    BOOST_TEST((after.error() == boost::system::error_code(k::errc::closed)));
+  }());
+}
+
 BOOST_AUTO_TEST_CASE(polling_an_idle_producer_loses_to_a_timer_and_returns_promptly) {
   mock_clients t;
   t.run([&]() -> asio::awaitable<void> {
