@@ -861,16 +861,21 @@ class runtime {
   }
 
   // The group's committed offsets of `parts`, never behind one this process
-  // committed itself. Once, after a broker was killed and restarted, the
-  // coordinator answered "no committed offset" (no error) for partitions this
-  // process had committed a second earlier; taken as a new application id,
-  // that replayed them from the earliest offset and duplicated their output
-  // (tools/faults broker_kill). Such an answer is stale: ask again, once a
-  // second, until --connect-timeout-ms; then stop rather than reprocess.
+  // committed itself. After a broker was killed and restarted, the
+  // coordinator has answered "no committed offset", or an older one, for
+  // partitions this process had committed a second earlier, for more than
+  // 30 s (tools/faults broker_kill; the commit's markers are recovered only
+  // later). Taken as it is, that replays committed records and duplicates
+  // their output; stopping instead (exit 75) is no better, since a restarted
+  // process no longer knows what it committed and would take the stale
+  // answer. So ask again, once a second, for as long as it takes, like any
+  // other wait for the brokers of a running engine; a stop signal ends the
+  // wait (nothing is open then: this runs at an assignment or a rewind).
   // An offset ahead of ours is fine: another instance went on.
   asio::awaitable<kafka::kafka_result<std::vector<kafka::partition_offset>>> committed_offsets(
       std::vector<kafka::topic_partition> parts) {
-    const auto deadline = steady_clock::now() + options_.connect_timeout;
+    const auto began = steady_clock::now();
+    auto warned = steady_clock::time_point{};
     asio::steady_timer pause(co_await asio::this_coro::executor);
     for (;;) {
       auto op = patiently<std::vector<kafka::partition_offset>>(
@@ -888,15 +893,20 @@ class runtime {
                    ", behind offset " + std::to_string(ours->second) + " that this process committed";
       }
       if (behind.empty()) co_return committed;
-      if (steady_clock::now() >= deadline) {
+      if (stop_requested(co_await asio::this_coro::cancellation_state)) {
         kafka::error_report e;
-        e.info = {RD_KAFKA_RESP_ERR__INCONSISTENT, false, false, true};
-        e.message = behind +
-                    "; not reprocessing from there (it would duplicate output): restart the engine "
-                    "once the brokers have recovered";
+        e.info = {RD_KAFKA_RESP_ERR__INCONSISTENT, false, false, false};
+        e.message = behind + "; stopped while waiting for the coordinator to catch up";
         co_return e;
       }
-      STREAMT_LOG(log_, warning) << behind << "; asking again";
+      const auto now = steady_clock::now();
+      if (warned == steady_clock::time_point{} || now - warned >= std::chrono::seconds(30)) {
+        warned = now;
+        STREAMT_LOG(log_, warning) << behind << " (for "
+                                   << std::chrono::round<std::chrono::seconds>(now - began).count()
+                                   << " s); not reprocessing from there (it would duplicate output): asking "
+                                      "again every second until the coordinator catches up";
+      }
       pause.expires_after(std::chrono::seconds(1));
       auto waited = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
       (void)waited;
