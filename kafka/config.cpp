@@ -2,7 +2,11 @@
 
 #include <atomic>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -208,15 +212,104 @@ std::string redact(std::string_view key, std::string_view value) {
   return is_secret(key) ? std::string("[redacted]") : std::string(value);
 }
 
+std::string redact(const setting& s) {
+  if (is_secret(s.key)) return "[redacted]";
+  return s.reference.empty() ? s.value : s.reference;
+}
+
 std::string redacted(const settings& s) {
   std::string out;
   for (const auto& kv : s) {
     if (!out.empty()) out += ' ';
     out += kv.key;
     out += '=';
-    out += redact(kv.key, kv.value);
+    out += redact(kv);
   }
   return out;
+}
+
+namespace {
+
+constexpr std::string_view env_prefix = "${env:";
+constexpr std::string_view file_prefix = "${file:";
+
+config_error reference_error(const std::string& key, std::string what) {
+  return {errc::unresolved_reference, key, 0, "setting '" + key + "': " + std::move(what)};
+}
+
+// The contents of `path` for ${file:PATH}, bounded, one line ending stripped.
+config_result<std::string> read_reference_file(const std::string& key, const std::string& path) {
+  const std::string where = "${file:" + path + "}";
+  // A directory opens on Linux and only fails when read, not always as badbit.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return reference_error(key, "cannot read " + where + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return reference_error(key, "cannot read " + where + ": " + std::strerror(errno));
+  std::string data;
+  char buf[4096];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    data.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (data.size() > max_reference_file_bytes)
+      return reference_error(key, where + " holds more than " + std::to_string(max_reference_file_bytes) +
+                                      " bytes; is it the right file?");
+  }
+  if (in.bad()) return reference_error(key, "cannot read " + where + ": " + std::strerror(errno));
+  if (data.ends_with('\n')) {
+    data.pop_back();
+    if (data.ends_with('\r')) data.pop_back();
+  }
+  return data;
+}
+
+}  // namespace
+
+bool has_reference(std::string_view value) noexcept {
+  return value.find(env_prefix) != std::string_view::npos ||
+         value.find(file_prefix) != std::string_view::npos;
+}
+
+config_result<void> resolve_references(settings& s) {
+  for (auto& kv : s) {
+    if (!has_reference(kv.value)) continue;
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < kv.value.size()) {
+      const std::size_t env_at = kv.value.find(env_prefix, pos);
+      const std::size_t file_at = kv.value.find(file_prefix, pos);
+      const std::size_t at = std::min(env_at, file_at);
+      if (at == std::string::npos) {
+        out.append(kv.value, pos);
+        break;
+      }
+      out.append(kv.value, pos, at - pos);
+      const bool is_env = at == env_at;
+      const std::size_t name_at = at + (is_env ? env_prefix.size() : file_prefix.size());
+      const std::size_t close = kv.value.find('}', name_at);
+      const std::string_view kind = is_env ? "${env:" : "${file:";
+      if (close == std::string::npos)
+        return reference_error(kv.key, "a " + std::string(kind) + " reference has no closing '}'");
+      const std::string name = kv.value.substr(name_at, close - name_at);
+      if (name.empty())
+        return reference_error(
+            kv.key, "a " + std::string(kind) + "} reference names no " + (is_env ? "variable" : "file"));
+      if (is_env) {
+        const char* v = std::getenv(name.c_str());
+        if (!v) return reference_error(kv.key, "environment variable " + name + " is not set");
+        out += v;
+      } else {
+        auto contents = read_reference_file(kv.key, name);
+        if (!contents) return contents.error();
+        if (contents->find('\0') != std::string::npos)
+          return reference_error(kv.key, "${file:" + name + "} holds a NUL byte, which a setting can't");
+        out += *contents;
+      }
+      pos = close + 1;
+    }
+    kv.reference = std::move(kv.value);
+    kv.value = std::move(out);
+  }
+  return {};
 }
 
 config_result<void> apply(rd_kafka_conf_t* conf, const setting& s) {
@@ -224,8 +317,11 @@ config_result<void> apply(rd_kafka_conf_t* conf, const setting& s) {
   const auto r = rd_kafka_conf_set(conf, s.key.c_str(), s.value.c_str(), errstr, sizeof errstr);
   if (r == RD_KAFKA_CONF_OK) return {};
   std::string message = "setting '" + s.key + "': ";
+  // librdkafka's message can quote the value.
   if (is_secret(s.key))
     message += "rejected by librdkafka (message withheld: the key holds a secret)";
+  else if (!s.reference.empty())
+    message += "rejected by librdkafka (message withheld: the value came from " + s.reference + ")";
   else
     message += errstr;
   return config_error{errc::invalid_setting, s.key, 0, std::move(message)};

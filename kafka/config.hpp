@@ -23,6 +23,11 @@ namespace streamt::kafka {
 struct setting {
   std::string key;
   std::string value;
+  // The value as written when it held ${env:...} or ${file:...} references
+  // that resolve_references() replaced, empty otherwise. Logs and error
+  // messages show this rather than the value: whoever moved a value out of
+  // the command line or the config file meant it to stay out of sight.
+  std::string reference{};
   friend bool operator==(const setting&, const setting&) = default;
 };
 // In order of appearance; a later entry for the same key wins, as in
@@ -60,8 +65,31 @@ config_result<void> check_user_settings(const settings& user);
 bool is_secret(std::string_view key) noexcept;
 // `value` itself, or "[redacted]" for a secret key.
 std::string redact(std::string_view key, std::string_view value);
-// "k1=v1 k2=[redacted] ..." for one log line.
+// "[redacted]" for a secret key, else the reference as written when the
+// value came from one, else the value.
+std::string redact(const setting& s);
+// "k1=v1 k2=[redacted] k3=${env:NAME} ..." for one log line.
 std::string redacted(const settings& s);
+
+// Secrets outside the command line and the config file, in the syntax of
+// Kafka's config providers (KIP-297, KIP-887), built in so that no
+// `config.providers` lines are needed:
+//   ${env:NAME}   the value of environment variable NAME
+//   ${file:PATH}  the contents of the file at PATH, one trailing line ending
+//                 (\n or \r\n) stripped, as written by `echo secret > file`
+// A reference may be the whole value or part of it (a password inside
+// sasl.jaas.config); several may appear in one value; substituted text is not
+// scanned again. Other `${...}` text is left as it is, as Kafka leaves
+// references to providers it does not know. Keys are never substituted.
+//
+// Errors name the key and the variable or path, never a value: an unset
+// variable, an unreadable file, a file over max_reference_file_bytes, a value
+// that would hold a NUL byte (librdkafka would cut it there), a reference
+// without its closing '}' or with an empty name. Each error's code is
+// errc::unresolved_reference.
+inline constexpr std::size_t max_reference_file_bytes = 1u << 20;
+bool has_reference(std::string_view value) noexcept;
+config_result<void> resolve_references(settings& s);
 
 // A new rd_kafka_conf_t with `user` applied (after check_user_settings) and
 // then `engine` (so the engine's values are the ones in force). librdkafka's

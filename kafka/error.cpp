@@ -42,6 +42,8 @@ class kafka_category_impl final : public boost::system::error_category {
         return "librdkafka returned no queue";
       case errc::closed:
         return "the consumer is closed";
+      case errc::unresolved_reference:
+        return "a ${env:...} or ${file:...} reference could not be resolved";
     }
     return "unknown streamt.kafka error";
   }
@@ -51,6 +53,7 @@ class kafka_category_impl final : public boost::system::error_category {
       case errc::invalid_setting:
       case errc::properties_syntax:
       case errc::file_unreadable:
+      case errc::unresolved_reference:
         return make_error_condition(condition::configuration);
       default:
         return make_error_condition(condition::fatal);

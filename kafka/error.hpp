@@ -40,6 +40,7 @@ enum class errc {
   client_creation_failed,    // rd_kafka_new failed (its message says why)
   queue_unavailable,         // librdkafka returned no queue for a handle
   closed,                    // the consumer was closed; it can't be polled again
+  unresolved_reference,      // a ${env:...} or ${file:...} in a setting's value could not be resolved
 };
 
 // What the caller must do about an error. Success has no condition.

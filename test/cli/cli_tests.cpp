@@ -3,6 +3,9 @@
 #define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -203,6 +206,79 @@ BOOST_AUTO_TEST_CASE(an_invalid_plan_exits_1_before_reading_input) {
   process_result r = run_streamt({"replay", dir.file("plan.json")}, "this is not read");
   BOOST_TEST(r.exit_code == 1);
   BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(run_settings)
+
+// None of these reach a broker: settings are checked and resolved before any
+// Kafka client exists, except where a test says so.
+
+BOOST_AUTO_TEST_CASE(an_unset_environment_variable_exits_78_naming_the_key_and_the_variable) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string unset = "STREAMT_CLI_UNSET_" + std::to_string(::getpid());
+  ::unsetenv(unset.c_str());
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "-X", "sasl.password=${env:" + unset + "}"});
+  BOOST_TEST(r.exit_code == 78, r.err);
+  BOOST_TEST(contains(r.err, "'sasl.password'"), r.err);
+  BOOST_TEST(contains(r.err, "environment variable " + unset + " is not set"), r.err);
+  BOOST_TEST(!std::filesystem::exists(dir.file("state")));
+}
+
+BOOST_AUTO_TEST_CASE(an_unreadable_secret_file_in_a_config_file_exits_78_naming_the_key_and_the_path) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string config = dir.file("client.properties");
+  write_text(config, "security.protocol=SASL_SSL\nsasl.password=${file:" + dir.file("missing") + "}\n");
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--config", config});
+  BOOST_TEST(r.exit_code == 78, r.err);
+  BOOST_TEST(contains(r.err, "'sasl.password'"), r.err);
+  BOOST_TEST(contains(r.err, dir.file("missing")), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(an_inline_secret_warns_without_echoing_it_and_a_reference_does_not_warn) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  // The engine-owned override makes the run stop (78) before any client exists.
+  process_result inline_secret =
+      run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", dir.file("state"), "-X",
+                   "sasl.password=hunter2-inline", "-X", "isolation.level=read_uncommitted"});
+  BOOST_TEST(inline_secret.exit_code == 78, inline_secret.err);
+  BOOST_TEST(contains(inline_secret.err, "warning: -X sasl.password puts a secret on the command line"),
+             inline_secret.err);
+  BOOST_TEST(!contains(inline_secret.err, "hunter2-inline"), inline_secret.err);
+  BOOST_TEST(contains(inline_secret.err, "'isolation.level' is owned by the engine"), inline_secret.err);
+
+  process_result referenced =
+      run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", dir.file("state"), "-X",
+                   "sasl.password=${env:HOME}", "-X", "isolation.level=read_uncommitted"});
+  BOOST_TEST(referenced.exit_code == 78, referenced.err);
+  BOOST_TEST(!contains(referenced.err, "warning"), referenced.err);
+}
+
+BOOST_AUTO_TEST_CASE(resolved_values_never_reach_the_log) {
+  // This run gets as far as creating its clients, logging their settings, and
+  // failing to reach a broker on a port where none listens (exit 69).
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string secret_file = dir.file("password");
+  write_text(secret_file, "file-s3cret-4711\n");
+  const std::string client_env = "STREAMT_CLI_CLIENT_ID_" + std::to_string(::getpid());
+  ::setenv(client_env.c_str(), "env-client-4711", 1);
+  process_result r =
+      run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", dir.file("state"),
+                   "--connect-timeout-ms", "1000", "--log-level", "trace", "-X",
+                   "sasl.password=${file:" + secret_file + "}", "-X", "client.id=${env:" + client_env + "}"});
+  ::unsetenv(client_env.c_str());
+  BOOST_TEST(r.exit_code == 69, r.err);
+  BOOST_TEST(contains(r.err, "sasl.password=[redacted]"), r.err);
+  BOOST_TEST(contains(r.err, "client.id=${env:" + client_env + "}"), r.err);
+  BOOST_TEST(!contains(r.err + r.out, "file-s3cret-4711"));
+  BOOST_TEST(!contains(r.err + r.out, "env-client-4711"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

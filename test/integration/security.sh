@@ -14,6 +14,8 @@
 #     each: exact read_committed output, committed offset 6, exit 0 on SIGTERM
 #   wrong SCRAM password -> exit 69, librdkafka's authentication error logged
 #   a CA that did not sign the broker -> exit 69, certificate verify failure logged
+#   secrets given inline, through ${file:PATH} (SCRAM-SHA-512's password) and
+#   through ${env:NAME} (the untrusted-CA run's key password) alike:
 #   every secret (SCRAM password, wrong password, key password, key material)
 #   is absent from every engine log (stdout and stderr) and every state dir,
 #   with the engine at --log-level trace and librdkafka's debug contexts on.
@@ -143,12 +145,16 @@ security.protocol=SASL_SSL
 ssl.ca.location=$tls/ca.pem
 sasl.mechanisms=SCRAM-SHA-512
 sasl.username=alice
-sasl.password=$scram_pw
+sasl.password=\${file:$work/scram.password}
 debug=all
 EOF
+  # The password reaches the engine through a ${file:} reference: the
+  # substituted value must be as absent from the logs as an inline one.
+  (umask 077 && printf '%s\n' "$scram_pw" >"$work/scram.password")
   run_on scram512 "$STREAMT_BOOTSTRAP_SASL" --config "$work/scram512.properties"
   exactly_once scram512
   grep -q 'SCRAM-SHA-512' "$work/scram512.log" || fail "scram512: librdkafka's debug lines do not show the SASL exchange"
+  grep -q 'sasl.password=\[redacted\]' "$work/scram512.log" || fail "scram512: sasl.password from \${file:} not shown redacted"
 else
   echo "SKIP: SASL/SCRAM runs: librdkafka $rdkafka fails SCRAM against Kafka 4.x (measured with 2.0.2);" \
     "it needs 2.12.0 (cmake -DSTREAMT_RDKAFKA_PREFIX=\$(tools/librdkafka-bundled build))"
@@ -169,16 +175,21 @@ grep -q 'authentication' <(tail -n 1 "$work/badpw.log") ||
 check_eq "wrong password: nothing committed" none "$(committed_offset "$app" "$src" 0)"
 echo "  engine: $(tail -n 1 "$work/badpw.log")"
 
-echo "== broker certificate from an untrusted CA"
+echo "== broker certificate from an untrusted CA, the key password from \${env:}"
 seed_and_plan badca
+export STREAMT_SEC_KEY_PW=$key_pw
 run_on badca "$STREAMT_BOOTSTRAP_SSL" --connect-timeout-ms 10000 -X security.protocol=SSL \
   -X "ssl.ca.location=$tls/other-ca.pem" -X "ssl.certificate.location=$tls/client.pem" \
-  -X "ssl.key.location=$tls/client.key" -X "ssl.key.password=$key_pw" -X debug=security,broker,protocol
+  -X "ssl.key.location=$tls/client.key" -X 'ssl.key.password=${env:STREAMT_SEC_KEY_PW}' \
+  -X debug=security,broker,protocol
 wait_engine badca 90
 check_eq "untrusted CA: exit code (69, unavailable)" 69 "$engine_rc"
 grep -q 'certificate verify failed' "$work/badca.log" ||
   { show_log badca; fail "untrusted CA: the certificate verification failure is not in the log"; }
 check_eq "untrusted CA: nothing committed" none "$(committed_offset "$app" "$src" 0)"
+grep -q 'ssl.key.password=\[redacted\]' "$work/badca.log" ||
+  fail "untrusted CA: ssl.key.password from \${env:} not shown redacted"
+grep -q 'warning: -X' "$work/badca.log" && fail "untrusted CA: a \${env:} reference was warned about as an inline secret"
 echo "  librdkafka: $(grep -m 1 'certificate verify failed' "$work/badca.log")"
 
 echo "== no secret in any log or state directory"

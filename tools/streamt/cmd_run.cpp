@@ -50,13 +50,16 @@ constexpr std::string_view help =
     "  --log-level LEVEL             trace, debug, info (default), warning, error\n"
     "\n"
     "Settings the engine owns (isolation.level, transactional.id, enable.auto.commit,\n"
-    "group.id, enable.idempotence, ...) are refused.\n"
+    "group.id, enable.idempotence, ...) are refused. A value may take secrets from\n"
+    "outside the command line: ${env:NAME} (an environment variable) or ${file:PATH}\n"
+    "(a file's contents, one trailing newline stripped), in -X and --config alike.\n"
     "\n"
     "exit codes: 0 clean stop; 1 invalid plan or digest mismatch; 2 usage;\n"
     "            65 invalid record (everything before it committed, nothing after it visible);\n"
     "            69 brokers unreachable at start, topic missing or transactions refused;\n"
     "            73 state directory locked or unusable; 75 fenced or fatal client error;\n"
-    "            78 refused setting, changed identity or output, offset out of range\n";
+    "            78 refused setting or unresolvable ${env:}/${file:}, changed identity or output,\n"
+    "               offset out of range\n";
 
 std::optional<long long> parse_number(const std::string& s) {
   long long v = 0;
@@ -166,11 +169,26 @@ int cmd_run(std::span<char* const> args) {
     for (const std::string& x : it->second) {
       auto s = kafka::parse_setting(x);
       if (!s) return usage_error("run", "-X " + s.error().message);
+      // A warning, not a refusal: an inline secret is a risk the operator may
+      // knowingly take (a test broker, a throwaway password), and refusing it
+      // would break scripts that worked. But argv is readable by every local
+      // user (ps, /proc/PID/cmdline) and lands in shell history and unit
+      // files, which the engine's log redaction cannot help with.
+      if (kafka::is_secret(s->key) && !s->value.empty() && !kafka::has_reference(s->value))
+        std::cerr << "streamt run: warning: -X " << s->key
+                  << " puts a secret on the command line, where other local users can read it (ps, "
+                     "/proc/PID/cmdline); use -X '"
+                  << s->key << "=${env:NAME}', ${file:PATH}, or --config FILE\n";
       options.client_settings.push_back(std::move(*s));
     }
   }
   if (auto owned = kafka::check_user_settings(options.client_settings); !owned) {
     std::cerr << "streamt run: " << owned.error().message << '\n';
+    return engine::to_int(engine::exit_code::config);
+  }
+  // After the ownership check, so a refused key needs no secret to be refused.
+  if (auto resolved = kafka::resolve_references(options.client_settings); !resolved) {
+    std::cerr << "streamt run: " << resolved.error().message << '\n';
     return engine::to_int(engine::exit_code::config);
   }
   options.state_dir = a.get("--state-dir").value_or(default_state_dir(p->identity.application_id));

@@ -2,6 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -189,4 +190,206 @@ BOOST_AUTO_TEST_CASE(a_properties_file_is_read_and_a_missing_one_is_an_error_nam
   BOOST_TEST_REQUIRE(missing.has_error());
   BOOST_TEST(missing.error().code == k::errc::file_unreadable);
   BOOST_TEST(missing.error().message.find(path.string()) != std::string::npos);
+}
+
+// ---- ${env:NAME} and ${file:PATH} references --------------------------------
+
+namespace {
+
+// An environment variable set for one test and removed afterwards; its name
+// carries the pid so parallel test runs can't see each other's.
+class scoped_env {
+ public:
+  scoped_env(const std::string& stem, const char* value) : name_(stem + "_" + std::to_string(::getpid())) {
+    ::setenv(name_.c_str(), value, 1);
+  }
+  ~scoped_env() { ::unsetenv(name_.c_str()); }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+  const std::string& name() const { return name_; }
+  std::string ref() const { return "${env:" + name_ + "}"; }
+
+ private:
+  std::string name_;
+};
+
+// A file removed when the test ends.
+class scoped_file {
+ public:
+  scoped_file(const std::string& stem, std::string_view contents)
+      : path_((std::filesystem::temp_directory_path() /
+               ("streamt_config_ref_" + stem + "_" + std::to_string(::getpid())))
+                  .string()) {
+    std::ofstream out(path_, std::ios::binary);
+    out << contents;
+  }
+  ~scoped_file() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  scoped_file(const scoped_file&) = delete;
+  scoped_file& operator=(const scoped_file&) = delete;
+  const std::string& path() const { return path_; }
+  std::string ref() const { return "${file:" + path_ + "}"; }
+
+ private:
+  std::string path_;
+};
+
+k::config_error resolve_error(k::settings s) {
+  auto r = k::resolve_references(s);
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().code == k::errc::unresolved_reference);
+  BOOST_TEST((boost::system::error_code(r.error().code) == k::condition::configuration));
+  return r.error();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(an_env_reference_takes_the_variables_value_and_keeps_the_reference) {
+  scoped_env pw("STREAMT_TEST_PW", "s3cret-env");
+  k::settings s{{"sasl.password", pw.ref()}, {"client.id", "plain"}};
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  BOOST_TEST(s[0].value == "s3cret-env");
+  BOOST_TEST(s[0].reference == pw.ref());
+  BOOST_TEST(s[1].value == "plain");
+  BOOST_TEST(s[1].reference.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_set_but_empty_variable_gives_an_empty_value) {
+  scoped_env empty("STREAMT_TEST_EMPTY", "");
+  k::settings s{{"sasl.username", empty.ref()}};
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  BOOST_TEST(s[0].value.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_file_reference_takes_the_contents_without_one_trailing_line_ending) {
+  scoped_file lf("lf", "s3cret\n");
+  scoped_file crlf("crlf", "s3cret\r\n");
+  scoped_file none("none", "s3cret");
+  scoped_file two("two", "s3cret\n\n");
+  scoped_file pem("pem", "-----BEGIN X-----\nAAAA\n-----END X-----\n");
+  k::settings s{{"a", lf.ref()}, {"b", crlf.ref()}, {"c", none.ref()}, {"d", two.ref()}, {"e", pem.ref()}};
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  BOOST_TEST(s[0].value == "s3cret");
+  BOOST_TEST(s[1].value == "s3cret");
+  BOOST_TEST(s[2].value == "s3cret");
+  BOOST_TEST(s[3].value == "s3cret\n");
+  BOOST_TEST(s[4].value == "-----BEGIN X-----\nAAAA\n-----END X-----");
+}
+
+BOOST_AUTO_TEST_CASE(references_may_be_part_of_a_value_and_appear_several_times) {
+  scoped_env user("STREAMT_TEST_USER", "alice");
+  scoped_file pw("jaas_pw", "s3cret\n");
+  const std::string written =
+      "org.example.Login required username=\"" + user.ref() + "\" password=\"" + pw.ref() + "\";";
+  k::settings s{{"sasl.jaas.config", written}};
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  BOOST_TEST(s[0].value == "org.example.Login required username=\"alice\" password=\"s3cret\";");
+  BOOST_TEST(s[0].reference == written);
+}
+
+BOOST_AUTO_TEST_CASE(substituted_text_is_not_scanned_again) {
+  scoped_env inner("STREAMT_TEST_INNER", "never");
+  scoped_env outer("STREAMT_TEST_OUTER", ("${env:" + inner.name() + "}").c_str());
+  k::settings s{{"client.id", outer.ref()}};
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  BOOST_TEST(s[0].value == "${env:" + inner.name() + "}");
+}
+
+BOOST_AUTO_TEST_CASE(other_dollar_brace_text_is_left_as_written) {
+  // As Kafka leaves references to providers it does not know; the names are
+  // case-sensitive there too.
+  k::settings s{{"a", "${vault:secret/kafka:pw}"}, {"b", "${ENV:HOME}"}, {"c", "$env:HOME"}, {"d", "${}"}};
+  const k::settings before = s;
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  BOOST_TEST((s == before));
+  BOOST_TEST(!k::has_reference("${vault:x}"));
+  BOOST_TEST(k::has_reference("x${env:Y}"));
+  BOOST_TEST(k::has_reference("${file:/p}"));
+}
+
+BOOST_AUTO_TEST_CASE(an_unset_variable_is_an_error_naming_the_key_and_the_variable_but_no_value) {
+  const std::string unset = "STREAMT_TEST_UNSET_" + std::to_string(::getpid());
+  ::unsetenv(unset.c_str());
+  const auto e = resolve_error({{"sasl.jaas.config", "password=\"inline-s3cret\" ${env:" + unset + "}"}});
+  BOOST_TEST(e.key == "sasl.jaas.config");
+  BOOST_TEST(e.message.find("'sasl.jaas.config'") != std::string::npos, e.message);
+  BOOST_TEST(e.message.find(unset) != std::string::npos, e.message);
+  BOOST_TEST(e.message.find("inline-s3cret") == std::string::npos, e.message);
+}
+
+BOOST_AUTO_TEST_CASE(an_unreadable_file_is_an_error_naming_the_key_and_the_path) {
+  const std::string missing =
+      (std::filesystem::temp_directory_path() / ("streamt_config_ref_missing_" + std::to_string(::getpid())))
+          .string();
+  const auto e = resolve_error({{"ssl.key.password", "${file:" + missing + "}"}});
+  BOOST_TEST(e.key == "ssl.key.password");
+  BOOST_TEST(e.message.find("'ssl.key.password'") != std::string::npos, e.message);
+  BOOST_TEST(e.message.find(missing) != std::string::npos, e.message);
+  BOOST_TEST(e.message.find("No such file") != std::string::npos, e.message);
+
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const auto d = resolve_error({{"ssl.key.password", "${file:" + dir + "}"}});
+  BOOST_TEST(d.message.find("is a directory") != std::string::npos, d.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_reference_without_its_closing_brace_or_its_name_is_an_error) {
+  scoped_env pw("STREAMT_TEST_PW2", "s3cret");
+  const auto open = resolve_error({{"sasl.password", "${env:" + pw.name()}});
+  BOOST_TEST(open.message.find("closing '}'") != std::string::npos, open.message);
+  const auto open_file = resolve_error({{"sasl.password", "${file:/etc/hostname"}});
+  BOOST_TEST(open_file.message.find("${file:") != std::string::npos, open_file.message);
+  const auto no_name = resolve_error({{"sasl.password", "${env:}"}});
+  BOOST_TEST(no_name.message.find("names no variable") != std::string::npos, no_name.message);
+  const auto no_path = resolve_error({{"sasl.password", "${file:}"}});
+  BOOST_TEST(no_path.message.find("names no file") != std::string::npos, no_path.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_file_over_the_limit_or_holding_a_nul_byte_is_refused) {
+  scoped_file big("big", std::string(k::max_reference_file_bytes + 1, 'x'));
+  const auto e = resolve_error({{"ssl.key.pem", big.ref()}});
+  BOOST_TEST(e.message.find("more than") != std::string::npos, e.message);
+  scoped_file nul("nul", std::string("ab\0cd", 5));
+  const auto n = resolve_error({{"sasl.password", nul.ref()}});
+  BOOST_TEST(n.message.find("NUL") != std::string::npos, n.message);
+}
+
+BOOST_AUTO_TEST_CASE(the_first_failing_reference_fails_the_whole_set_and_names_its_key) {
+  scoped_env ok("STREAMT_TEST_OK", "fine");
+  const std::string unset = "STREAMT_TEST_UNSET2_" + std::to_string(::getpid());
+  ::unsetenv(unset.c_str());
+  const auto e = resolve_error({{"sasl.username", ok.ref()}, {"sasl.password", "${env:" + unset + "}"}});
+  BOOST_TEST(e.key == "sasl.password");
+}
+
+BOOST_AUTO_TEST_CASE(a_substituted_secret_logs_redacted_and_other_substituted_values_log_their_reference) {
+  scoped_env pw("STREAMT_TEST_PW3", "s3cret-env");
+  scoped_env id("STREAMT_TEST_ID", "client-from-env");
+  k::settings s{{"sasl.password", pw.ref()}, {"client.id", id.ref()}, {"linger.ms", "5"}};
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  const std::string line = k::redacted(s);
+  BOOST_TEST(line == "sasl.password=[redacted] client.id=" + id.ref() + " linger.ms=5");
+  BOOST_TEST(line.find("s3cret-env") == std::string::npos);
+  BOOST_TEST(line.find("client-from-env") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_rejected_substituted_value_is_withheld_from_the_error) {
+  scoped_env linger("STREAMT_TEST_LINGER", "soon-and-private");
+  k::settings s{{"linger.ms", linger.ref()}};
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  auto r = k::build_conf({}, s);
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().key == "linger.ms");
+  BOOST_TEST(r.error().message.find("soon-and-private") == std::string::npos, r.error().message);
+  BOOST_TEST(r.error().message.find(linger.ref()) != std::string::npos, r.error().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_resolved_value_reaches_librdkafka) {
+  scoped_env id("STREAMT_TEST_ID2", "client-from-env");
+  k::settings s{{"client.id", id.ref()}};
+  BOOST_TEST_REQUIRE(k::resolve_references(s).has_value());
+  auto conf = k::build_conf({}, s);
+  BOOST_TEST_REQUIRE(conf.has_value());
+  BOOST_TEST(get(*conf, "client.id") == "client-from-env");
 }
