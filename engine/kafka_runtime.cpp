@@ -5,6 +5,7 @@
 #include "engine/log.hpp"
 #include "engine/state_dir.hpp"
 #include "kafka/blocking_call.hpp"
+#include "kafka/config.hpp"
 #include "kafka/consumer.hpp"
 #include "kafka/producer.hpp"
 #include "operators/stage_pipeline.hpp"
@@ -202,6 +203,15 @@ class runtime {
   // ---- start -------------------------------------------------------------
 
   asio::awaitable<std::optional<run_report>> start() {
+    // ${env:...} and ${file:...} in client settings are resolved here, so an
+    // embedding application gets them as `streamt run` does: after the check
+    // of engine-owned keys (a refused key needs no secret to be refused),
+    // before the state directory is touched, and again at each in-process
+    // restart (a rotated secret file is read anew).
+    if (auto owned = kafka::check_user_settings(options_.client_settings); !owned)
+      co_return fail(run_status::rejected_config, owned.error().message);
+    if (auto resolved = kafka::resolve_references(options_.client_settings); !resolved)
+      co_return fail(run_status::rejected_config, resolved.error().message);
     result<state_dir> dir = state_dir::open(options_.state_dir);
     if (!dir) co_return fail(run_status::state_dir, dir.error().message);
     state_.emplace(std::move(*dir));

@@ -41,7 +41,8 @@ struct run_report;
 
 struct run_options {
   std::string bootstrap_servers;
-  // -X and --config settings; engine-owned keys are refused by name.
+  // -X and --config settings; engine-owned keys are refused by name, and
+  // ${env:NAME} / ${file:PATH} references are resolved when the run starts.
   kafka::settings client_settings;
   std::string state_dir;
   // Kafka Streams' exactly-once default; a transaction also ends at the bound.

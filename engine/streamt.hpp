@@ -45,9 +45,10 @@ namespace streamt {
 // a string (the text `streamt compile` wrote).
 inline result<plan::plan> load_plan(std::string_view json_text) { return plan::load_plan(json_text); }
 
-// The same from a file. A file that can't be read (or is larger than 64 MiB)
-// is a diagnostic with code `unreadable_input`; everything else the loader
-// refuses carries the JSON path of the problem.
+// The same from a file ("-": standard input), read by streamt::read_input: a
+// file that can't be read (or is larger than 64 MiB) is a diagnostic with
+// code `unreadable_input`; everything else the loader refuses carries the
+// JSON path of the problem.
 result<plan::plan> load_plan_file(const std::string& path);
 
 // Runs the plan as engine::async_run does, initiated with an Asio completion

@@ -212,10 +212,7 @@ std::string redact(std::string_view key, std::string_view value) {
   return is_secret(key) ? std::string("[redacted]") : std::string(value);
 }
 
-std::string redact(const setting& s) {
-  if (is_secret(s.key)) return "[redacted]";
-  return s.reference.empty() ? s.value : s.reference;
-}
+std::string redact(const setting& s) { return redact(s.key, s.reference.empty() ? s.value : s.reference); }
 
 std::string redacted(const settings& s) {
   std::string out;
@@ -239,7 +236,7 @@ config_error reference_error(const std::string& key, std::string what) {
 
 // The contents of `path` for ${file:PATH}, bounded, one line ending stripped.
 config_result<std::string> read_reference_file(const std::string& key, const std::string& path) {
-  const std::string where = "${file:" + path + "}";
+  const std::string where = std::string(file_prefix) + path + "}";
   // A directory opens on Linux and only fails when read, not always as badbit.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
@@ -284,9 +281,9 @@ config_result<void> resolve_references(settings& s) {
       }
       out.append(kv.value, pos, at - pos);
       const bool is_env = at == env_at;
-      const std::size_t name_at = at + (is_env ? env_prefix.size() : file_prefix.size());
+      const std::string_view kind = is_env ? env_prefix : file_prefix;
+      const std::size_t name_at = at + kind.size();
       const std::size_t close = kv.value.find('}', name_at);
-      const std::string_view kind = is_env ? "${env:" : "${file:";
       if (close == std::string::npos)
         return reference_error(kv.key, "a " + std::string(kind) + " reference has no closing '}'");
       const std::string name = kv.value.substr(name_at, close - name_at);
@@ -301,7 +298,8 @@ config_result<void> resolve_references(settings& s) {
         auto contents = read_reference_file(kv.key, name);
         if (!contents) return contents.error();
         if (contents->find('\0') != std::string::npos)
-          return reference_error(kv.key, "${file:" + name + "} holds a NUL byte, which a setting can't");
+          return reference_error(
+              kv.key, std::string(file_prefix) + name + "} holds a NUL byte, which a setting can't");
         out += *contents;
       }
       pos = close + 1;

@@ -13,11 +13,7 @@ src=$(unique orders) sink=$(unique big-orders) app=$(unique acceptance)
 create_topic "$src" 1
 create_topic "$sink" 1
 schema="$work/orders.schema.json"
-cat >"$schema" <<JSON
-{"source": "orders", "topic": "$src",
- "columns": [{"name": "id", "type": "STRING", "nullable": false},
-             {"name": "amount", "type": "BIGINT", "nullable": false}]}
-JSON
+orders_schema "$src" "$schema"
 compile "$schema" "$app" "$sink" "SELECT id, amount FROM orders WHERE amount >= 50" "$work/p50.json"
 compile "$schema" "$app" "$sink" "SELECT id, amount FROM orders WHERE amount >= 100" "$work/p100.json"
 digest50=$("$STREAMT_BINARY" check "$work/p50.json" | awk '/^digest:/ { print $2 }')

@@ -16,15 +16,8 @@ create_topic "$src" 1
 create_topic "$sink" 1
 create_topic "$sink2" 1
 printf '%s\t%s\n' a '{"id":"a","amount":120}' b '{"id":"b","amount":20}' c '{"id":"c","amount":35}' | produce "$src"
-schema_for() {  # schema_for TOPIC FILE
-  cat >"$2" <<JSON
-{"source": "orders", "topic": "$1",
- "columns": [{"name": "id", "type": "STRING", "nullable": false},
-             {"name": "amount", "type": "BIGINT", "nullable": false}]}
-JSON
-}
-schema_for "$src" "$work/orders.schema.json"
-schema_for "$missing_src" "$work/missing.schema.json"
+orders_schema "$src" "$work/orders.schema.json"
+orders_schema "$missing_src" "$work/missing.schema.json"
 compile "$work/orders.schema.json" "$app" "$sink" "SELECT id, amount FROM orders" "$work/all.json"
 # Same identity, nothing passes: the one engine meant to run writes nothing.
 compile "$work/orders.schema.json" "$app" "$sink" "SELECT id, amount FROM orders WHERE amount > 1000000" "$work/none.json"

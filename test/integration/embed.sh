@@ -52,11 +52,7 @@ check_eq "the example builds and links with pkg-config's flags" ok ok
 src=$(unique embed-in) sink=$(unique embed-out) app=$(unique embed)
 create_topic "$src" 1
 create_topic "$sink" 1
-cat >"$work/schema.json" <<JSON
-{"source": "orders", "topic": "$src",
- "columns": [{"name": "id", "type": "STRING", "nullable": false},
-             {"name": "amount", "type": "BIGINT", "nullable": false}]}
-JSON
+orders_schema "$src" "$work/schema.json"
 STREAMT_BINARY="$prefix/bin/streamt" compile "$work/schema.json" "$app" "$sink" \
   "SELECT id, amount FROM orders WHERE amount >= 50" "$work/plan.json"
 state="$work/state"

@@ -49,6 +49,15 @@ committed_offset() {
 
 # compile SCHEMA_FILE APP_ID SINK_TOPIC SQL OUT_PLAN
 compile() { echo "$4" | "$STREAMT_BINARY" compile --schema "$1" --application-id "$2" --sink-topic "$3" --output "$5" -; }
+# orders_schema TOPIC FILE: the orders(id STRING, amount BIGINT) schema most
+# tests compile against, reading TOPIC.
+orders_schema() {
+  cat >"$2" <<JSON
+{"source": "orders", "topic": "$1",
+ "columns": [{"name": "id", "type": "STRING", "nullable": false},
+             {"name": "amount", "type": "BIGINT", "nullable": false}]}
+JSON
+}
 
 # start_engine NAME PLAN STATE_DIR [ARGS...]: runs `streamt run` in the
 # background, logging to $work/NAME.log; its pid goes to engine_pid[NAME].

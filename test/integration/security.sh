@@ -79,11 +79,7 @@ seed_and_plan() {  # seed_and_plan NAME: topics, six orders, plan; sets src sink
   src=$(unique "sec-$1-in") sink=$(unique "sec-$1-out") app=$(unique "sec-$1")
   create_topic "$src" 1
   create_topic "$sink" 1
-  cat >"$schema" <<JSON
-{"source": "orders", "topic": "$src",
- "columns": [{"name": "id", "type": "STRING", "nullable": false},
-             {"name": "amount", "type": "BIGINT", "nullable": false}]}
-JSON
+  orders_schema "$src" "$schema"
   plan="$work/$1.plan.json"
   compile "$schema" "$app" "$sink" "SELECT id, amount FROM orders WHERE amount >= 50" "$plan"
   printf '%s\t%s\n' a '{"id":"a","amount":120}' b '{"id":"b","amount":20}' c '{"id":"c","amount":35}' \

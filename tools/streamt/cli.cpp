@@ -56,33 +56,6 @@ std::optional<std::string> parse(std::span<char* const> args, const option_spec&
   return std::nullopt;
 }
 
-result<std::string> read_input(const std::string& path, std::size_t max_bytes) {
-  auto failure = [&](std::string message) {
-    diagnostic d;
-    d.phase = phase::plan;
-    d.code = "unreadable_input";
-    d.message = std::move(message);
-    return d;
-  };
-  std::string data;
-  std::istream* in = &std::cin;
-  std::ifstream file;
-  if (path != "-") {
-    file.open(path, std::ios::binary);
-    if (!file) return failure("cannot read '" + path + "': " + std::strerror(errno));
-    in = &file;
-  }
-  char buf[65536];
-  while (in->read(buf, sizeof buf) || in->gcount() > 0) {
-    data.append(buf, static_cast<std::size_t>(in->gcount()));
-    if (data.size() > max_bytes)
-      return failure("'" + path + "' holds more than " + std::to_string(max_bytes) +
-                     " bytes, the limit for this input; check that it is the right file");
-  }
-  if (in->bad()) return failure("reading '" + path + "' failed");
-  return data;
-}
-
 std::optional<std::string> write_file_atomically(const std::string& path, std::string_view contents) {
   const auto slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
@@ -153,8 +126,7 @@ int usage_error(std::string_view command, std::string_view message) {
 
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
                                          engine::exit_code& code) {
-  // The loader enforces its own size limit; reading one byte more lets it say so.
-  result<std::string> text = read_input(path, 64u << 20);
+  result<std::string> text = read_input(path, plan_file_read_limit);
   if (!text) {
     std::cerr << "streamt " << command << ": " << text.error().message << '\n';
     code = engine::exit_code::usage;

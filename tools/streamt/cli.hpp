@@ -6,6 +6,7 @@
 #include "engine/exit_codes.hpp"
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
+#include "plan/read_input.hpp"
 
 #include <map>
 #include <optional>
@@ -36,10 +37,6 @@ struct option_spec {
 // Parses argv after the subcommand name. `--` ends options. On error returns
 // a message for the usage line.
 std::optional<std::string> parse(std::span<char* const> args, const option_spec& spec, arguments& out);
-
-// Reads a whole file, or standard input for "-". Refuses more than
-// `max_bytes` (so an accidental multi-gigabyte argument fails fast).
-result<std::string> read_input(const std::string& path, std::size_t max_bytes);
 
 // Writes `contents` to `path` through a temporary file in the same
 // directory and a rename: a reader never sees a half-written plan.

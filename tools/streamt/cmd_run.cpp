@@ -186,11 +186,8 @@ int cmd_run(std::span<char* const> args) {
     std::cerr << "streamt run: " << owned.error().message << '\n';
     return engine::to_int(engine::exit_code::config);
   }
-  // After the ownership check, so a refused key needs no secret to be refused.
-  if (auto resolved = kafka::resolve_references(options.client_settings); !resolved) {
-    std::cerr << "streamt run: " << resolved.error().message << '\n';
-    return engine::to_int(engine::exit_code::config);
-  }
+  // ${env:...} and ${file:...} are resolved by the engine's start, before
+  // it opens the state directory (engine::async_run).
   options.state_dir = a.get("--state-dir").value_or(default_state_dir(p->identity.application_id));
 
   engine::init_console_logging(level);

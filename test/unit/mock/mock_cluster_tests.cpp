@@ -404,6 +404,21 @@ BOOST_AUTO_TEST_CASE(an_abortable_produce_error_aborts_rewinds_and_produces_the_
   BOOST_TEST(cluster.log_size(sink_topic) == static_cast<std::int64_t>(six_orders_passing));
 }
 
+namespace {
+
+// The outcome of a run whose first transaction is aborted once: it was
+// rewound, stopped cleanly, and the passing orders are in the log once.
+void one_abort_one_rewind_then_committed_once(const run_outcome& run, const mock_cluster& cluster) {
+  BOOST_TEST(!run.watchdog_fired);
+  BOOST_TEST((run.report.status == engine::run_status::stopped), run.report.message);
+  BOOST_TEST(run.report.transactions_aborted == 1u);
+  BOOST_TEST(run.report.rewinds == 1u);
+  BOOST_TEST(run.report.transactions_committed >= 1u);
+  BOOST_TEST(cluster.log_size(sink_topic) == static_cast<std::int64_t>(six_orders_passing));
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(an_abortable_add_partitions_error_aborts_rewinds_and_the_run_continues) {
   mock_cluster cluster(1);
   cluster.seed(six_orders);
@@ -411,16 +426,11 @@ BOOST_AUTO_TEST_CASE(an_abortable_add_partitions_error_aborts_rewinds_and_the_ru
   temp_state_dir dir;
   const run_outcome run = run_engine(cluster, dir.path(), once_committed_after_an_abort(cluster));
 
-  BOOST_TEST(!run.watchdog_fired);
-  BOOST_TEST((run.report.status == engine::run_status::stopped), run.report.message);
   BOOST_TEST(cluster.pending_errors(1, api::add_partitions_to_txn) == 0u);
   // One abort; records produced after the failure are refused at once
   // (_STATE: the transaction needs an abort), which dooms the same transaction.
-  BOOST_TEST(run.report.transactions_aborted == 1u);
-  BOOST_TEST(run.report.rewinds == 1u);
-  BOOST_TEST(run.report.transactions_committed >= 1u);
+  one_abort_one_rewind_then_committed_once(run, cluster);
   BOOST_TEST(run.report.counts.consumed > six_orders.size());
-  BOOST_TEST(cluster.log_size(sink_topic) == static_cast<std::int64_t>(six_orders_passing));
 }
 
 // A running engine waits for its brokers: --connect-timeout-ms bounds only the
@@ -440,13 +450,8 @@ BOOST_AUTO_TEST_CASE(a_rewind_whose_committed_offsets_answer_outlasts_the_connec
   const run_outcome run = run_engine(cluster, dir.path(), once_committed_after_an_abort(cluster),
                                      {.adjust = [](engine::run_options& o) { o.connect_timeout = 1s; }});
 
-  BOOST_TEST(!run.watchdog_fired);
-  BOOST_TEST((run.report.status == engine::run_status::stopped), run.report.message);
   BOOST_TEST(cluster.pending_errors(1, api::offset_fetch) == 0u);
-  BOOST_TEST(run.report.transactions_aborted == 1u);
-  BOOST_TEST(run.report.rewinds == 1u);
-  BOOST_TEST(run.report.transactions_committed >= 1u);
-  BOOST_TEST(cluster.log_size(sink_topic) == static_cast<std::int64_t>(six_orders_passing));
+  one_abort_one_rewind_then_committed_once(run, cluster);
 }
 
 // ---- fatal and fenced ----------------------------------------------------------

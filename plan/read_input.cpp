@@ -1,0 +1,37 @@
+#include "plan/read_input.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+namespace streamt {
+
+result<std::string> read_input(const std::string& path, std::size_t max_bytes) {
+  auto failure = [&](std::string message) {
+    diagnostic d;
+    d.phase = phase::plan;
+    d.code = "unreadable_input";
+    d.message = std::move(message);
+    return d;
+  };
+  std::string data;
+  std::istream* in = &std::cin;
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) return failure("cannot read '" + path + "': " + std::strerror(errno));
+    in = &file;
+  }
+  char buf[65536];
+  while (in->read(buf, sizeof buf) || in->gcount() > 0) {
+    data.append(buf, static_cast<std::size_t>(in->gcount()));
+    if (data.size() > max_bytes)
+      return failure("'" + path + "' holds more than " + std::to_string(max_bytes) +
+                     " bytes, the limit for this input; check that it is the right file");
+  }
+  if (in->bad()) return failure("reading '" + path + "' failed");
+  return data;
+}
+
+}  // namespace streamt

@@ -1,0 +1,24 @@
+#pragma once
+
+// Reading the text a plan, schema or query comes from: one bounded reader for
+// the CLI (tools/streamt) and the embedding API (engine/streamt.hpp), so both
+// refuse an unreadable or oversized file the same way.
+
+#include "plan/diagnostic.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace streamt {
+
+// A plan file is read up to this much: the loader refuses documents over
+// plan::max_document_bytes itself, naming the limit, so reading past it lets
+// the loader say so, while a wrong path to a huge file is still bounded.
+inline constexpr std::size_t plan_file_read_limit = 64u << 20;
+
+// Reads a whole file, or standard input for "-". Refuses more than
+// `max_bytes` (so an accidental multi-gigabyte argument fails fast). Errors
+// are diagnostics with code `unreadable_input` naming the path.
+result<std::string> read_input(const std::string& path, std::size_t max_bytes);
+
+}  // namespace streamt
