@@ -162,7 +162,8 @@ class runtime {
       : plan_(std::move(p)),
         options_(std::move(o)),
         log_(boost::log::keywords::channel = "engine"),
-        stages_(plan_) {
+        stages_(plan_),
+        metrics_(options_.metrics) {
     log_.add_attribute("Application",
                        boost::log::attributes::constant<std::string>(plan_.identity.application_id));
   }
@@ -233,7 +234,14 @@ class runtime {
     if (!options_.client_settings.empty())
       STREAMT_LOG(log_, info) << "client settings: " << kafka::redacted(options_.client_settings);
     const auto ex = co_await asio::this_coro::executor;
-    auto producer = kafka::producer::create(ex, txn_id, settings);
+    // The producer's statistics feed the broker and queue metrics; the
+    // consumer's would only be dropped (lag is measured by the engine).
+    kafka::settings producer_settings = settings;
+    if (std::none_of(settings.begin(), settings.end(),
+                     [](const kafka::setting& s) { return s.key == "statistics.interval.ms"; }))
+      producer_settings.push_back(
+          {"statistics.interval.ms", std::to_string(options_.statistics_interval.count())});
+    auto producer = kafka::producer::create(ex, txn_id, producer_settings);
     if (!producer) co_return fail(run_status::rejected_config, producer.error().message);
     producer_ = std::move(*producer);
     sink_.emplace(*producer_, plan_.identity.sink_topic);
@@ -432,6 +440,7 @@ class runtime {
     STREAMT_LOG(log_, info) << (terminal ? "stopping now (second signal)"
                                          : "stopping: finishing the open transaction");
     stopping_ = true;
+    metrics_->stopping();
     commit::next_action a = machine_.step(
         commit::cancel_requested{terminal ? commit::stop_kind::terminal : commit::stop_kind::graceful});
     if (a.kind == commit::action::wait && machine_.current() == commit::machine::state::producing)
@@ -447,6 +456,7 @@ class runtime {
       if (auto stop = co_await drive(std::move(a))) co_return stop;
       txn_started_ = steady_clock::now();
       sink_->new_transaction();
+      txn_counts_ = {};
     }
     views_.clear();
     headers_.clear();
@@ -517,7 +527,12 @@ class runtime {
         break;
       }
     }
+    const record_counts before = counts_;
     batch_result r = process_batch(views_, stages_, *sink_, counts_);
+    txn_counts_.consumed += counts_.consumed - before.consumed;
+    txn_counts_.emitted += counts_.emitted - before.emitted;
+    txn_counts_.filtered += counts_.filtered - before.filtered;
+    txn_counts_.tombstones += counts_.tombstones - before.tombstones;
     if (refused && !r.invalid) r.invalid = std::move(refused);
     // One map update per run of records from the same partition, not per
     // record: the key is a topic_partition with an owned string.
@@ -591,9 +606,14 @@ class runtime {
         unacknowledged_revoke_.reset();
         if (stop) co_return stop;
       }
-      for (const kafka::topic_partition& tp : ev.partitions) owned_.erase(tp);
+      std::vector<std::pair<std::string, std::int32_t>> gone;
+      for (const kafka::topic_partition& tp : ev.partitions) {
+        owned_.erase(tp);
+        gone.emplace_back(tp.topic, tp.partition);
+      }
       if (kafka::error_report e = consumer_->incremental_unassign(ev.partitions); e.failed())
         co_return fail(run_status::failed, "giving up partitions failed: " + e.message);
+      metrics_->revoked(owned_.size(), gone);
       STREAMT_LOG(log_, info) << "revoked " << ev.partitions.size() << " partition(s)"
                               << (ev.lost ? " (lost)" : "");
       co_return std::nullopt;
@@ -644,6 +664,7 @@ class runtime {
         } else {
           STREAMT_LOG(log_, info) << describe(po.partition) << ": resuming at committed offset " << po.offset;
         }
+        metrics_->partition_position(po.partition.topic, po.partition.partition, po.offset, marks->high);
       }
       owned_.insert(po.partition);
       start.push_back(po);
@@ -651,6 +672,7 @@ class runtime {
     if (kafka::error_report e = consumer_->incremental_assign(start); e.failed())
       co_return fail(run_status::failed, "taking partitions failed: " + e.message);
     established_ = true;
+    metrics_->assigned(owned_.size());
     co_return std::nullopt;
   }
 
@@ -767,9 +789,11 @@ class runtime {
           kafka::error_report e = co_await producer_->async_commit_transaction();
           const bool committed = !e.failed();
           if (committed) {
+            const auto took = steady_clock::now() - began;
             sink_->transaction_committed();
-            log_commit(steady_clock::now() - began);
+            log_commit(took);
             for (const auto& [tp, next] : next_offsets_) committed_by_us_[tp] = next;
+            report_commit(took);
           } else
             STREAMT_LOG(log_, warning)
                 << "commit_transaction failed after "
@@ -782,10 +806,12 @@ class runtime {
         case commit::action::abort: {
           STREAMT_LOG(log_, warning) << "aborting the open transaction";
           kafka::error_report e = co_await producer_->async_abort_transaction();
-          if (e.failed())
+          if (e.failed()) {
             STREAMT_LOG(log_, warning) << "abort_transaction failed: " << e.message;
-          else
+          } else {
             sink_->transaction_aborted();
+            metrics_->aborted(std::exchange(txn_counts_, {}).consumed);
+          }
           a = machine_.step(commit::abort_result{std::move(e)});
           break;
         }
@@ -800,12 +826,16 @@ class runtime {
             std::optional<run_report> closed = co_await close(std::move(stopped));
             co_return closed;
           }
-          if (!e.failed()) ++rewinds_;
+          if (!e.failed()) {
+            ++rewinds_;
+            metrics_->rewound();
+          }
           a = machine_.step(commit::rewound{std::move(e)});
           break;
         }
         case commit::action::retry_after:
           ++(machine_.commit_started() ? commit_retries_ : retries_);
+          if (machine_.commit_started()) metrics_->commit_retried();
           retry_timer.expires_after(a.delay);
           co_await retry_timer.async_wait(asio::as_tuple(asio::use_awaitable));
           a = machine_.step(commit::retry_elapsed{});
@@ -959,6 +989,17 @@ class runtime {
   // records before it committed, so it waits for the brokers like a run).
   bool stop_requested(const asio::cancellation_state& cs) const { return signalled_ || cancelled_now(cs); }
 
+  // The committed transaction's records and where each owned partition now
+  // stands; once per commit, never per record.
+  void report_commit(steady_clock::duration took) {
+    metrics_->committed(std::exchange(txn_counts_, {}), took);
+    for (const kafka::topic_partition& tp : owned_) {
+      const auto ours = committed_by_us_.find(tp);
+      if (ours != committed_by_us_.end())
+        metrics_->partition_position(tp.topic, tp.partition, ours->second, consumer_->cached_end_offset(tp));
+    }
+  }
+
   void log_commit(steady_clock::duration took) {
     ++commits_;
     // A line per commit would drown the log at 10 commits/s: log the first
@@ -995,6 +1036,7 @@ class runtime {
     }
     if (failure) co_return failure;
     if (invalid_) {
+      metrics_->invalid_record();
       run_report r =
           fail(run_status::invalid_record,
                "invalid record at " + invalid_->describe() + " [" + invalid_->error.code +
@@ -1031,6 +1073,9 @@ class runtime {
         // The open transaction will fail to commit (librdkafka reports it
         // abortable) and be aborted and rewound: nothing to do here.
       }
+      for (const std::string& json : ev->statistics)
+        if (std::optional<client_statistics> s = parse_client_statistics(json))
+          metrics_->statistics(std::move(*s));
       for (const kafka::error_report& e : ev->errors) {
         if (e.info.fatal || e.what() == kafka::condition::fenced) {
           // Keep serving delivery reports: an abort_transaction in flight
@@ -1110,6 +1155,8 @@ class runtime {
   std::vector<record_view> views_;
   std::vector<header_view> headers_;
   record_counts counts_;
+  record_counts txn_counts_;  // of the open transaction, reported when it commits or aborts
+  std::shared_ptr<metrics> metrics_;
   std::optional<invalid_record> invalid_;
   // Partitions of a revocation being handled (its transaction ending) and
   // not yet given up: close() gives them up if the engine stops meanwhile.
@@ -1158,11 +1205,21 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
   constexpr auto restart_window = std::chrono::minutes(10);
   logger log(boost::log::keywords::channel = "engine");
   log.add_attribute("Application", boost::log::attributes::constant<std::string>(p.identity.application_id));
+  if (!options.metrics) options.metrics = std::make_shared<metrics>();
+  options.metrics->set_identity(
+      {p.identity.application_id, plan::digest(p), p.identity.source_topic, p.identity.sink_topic});
+  // Whatever way the run ends (a status, or a bug's exception), it is no
+  // longer live for /healthz.
+  struct ended_guard {
+    metrics* m;
+    ~ended_guard() { m->run_ended(); }
+  } ended{options.metrics.get()};
   run_report total;
   std::deque<steady_clock::time_point> restarts;
   for (;;) {
     // One runtime per attempt: its destructor closes the clients and
     // releases the state directory's lock before the next one takes it.
+    options.metrics->run_started();
     std::optional<runtime> rt(std::in_place, p, options);
     run_report r = co_await rt->run();
     const bool restartable = rt->restartable();
@@ -1180,6 +1237,7 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
     }
     restarts.push_back(now);
     ++total.restarts;
+    options.metrics->restarted();
     STREAMT_LOG(log, warning) << "restarting in-process after a fatal producer error (" << total.message
                               << "): new clients under the same identity resume from the committed offsets";
   }

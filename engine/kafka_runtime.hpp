@@ -21,6 +21,7 @@
 //                  commit_transaction waits for every one of them
 
 #include "engine/exit_codes.hpp"
+#include "engine/metrics.hpp"
 #include "engine/process_batch.hpp"
 #include "kafka/config.hpp"
 #include "plan/plan.hpp"
@@ -30,6 +31,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -58,6 +60,15 @@ struct run_options {
   // observers that stop the run once some work is done (the mock-cluster
   // tests do); it must not block, and it may not touch the runtime.
   std::function<void(const run_report&)> on_commit;
+  // Where the run reports what it does (docs/metrics.md): counters of
+  // committed work, readiness, lag, librdkafka's statistics. Serve it with
+  // engine::metrics_server, or read it yourself; it may outlive the run and
+  // be passed to the next one (counters keep counting). Left empty, the run
+  // keeps its own.
+  std::shared_ptr<streamt::engine::metrics> metrics;  // qualified: the member takes the name
+  // How often librdkafka reports its statistics to `metrics` (producer
+  // statistics.interval.ms), unless the settings set that key themselves.
+  std::chrono::milliseconds statistics_interval{15000};
 };
 
 enum class run_status {

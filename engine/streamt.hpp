@@ -21,6 +21,10 @@
 // filter of the coroutine stack that awaits it to let `total` in, and turns
 // off throw_if_cancelled on it, and Asio keeps both per stack, not per frame.
 //
+// Metrics: pass a std::make_shared<engine::metrics>() as run_options::metrics
+// and read it (prometheus_text(), ready()), or serve it over HTTP with
+// engine::metrics_server on the same io_context (docs/metrics.md).
+//
 // Logging goes through Boost.Log (channels "engine" and "kafka"): call
 // engine::init_console_logging() for the CLI's stderr format, or configure
 // Boost.Log's core yourself.
@@ -28,6 +32,8 @@
 #include "engine/exit_codes.hpp"
 #include "engine/kafka_runtime.hpp"
 #include "engine/log.hpp"
+#include "engine/metrics.hpp"
+#include "engine/metrics_server.hpp"
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
 #include "plan/plan_json.hpp"

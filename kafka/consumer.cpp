@@ -272,6 +272,15 @@ boost::asio::awaitable<kafka_result<watermarks>> consumer::async_query_watermark
   co_return co_await std::move(op);
 }
 
+std::optional<std::int64_t> consumer::cached_end_offset(const topic_partition& partition) const {
+  std::int64_t low = RD_KAFKA_OFFSET_INVALID, high = RD_KAFKA_OFFSET_INVALID;
+  if (rd_kafka_get_watermark_offsets(rk_.get(), partition.topic.c_str(), partition.partition, &low, &high) !=
+          RD_KAFKA_RESP_ERR_NO_ERROR ||
+      high < 0)
+    return std::nullopt;
+  return high;
+}
+
 boost::asio::awaitable<error_report> consumer::async_close() {
   closing_ = true;
   rd_kafka_t* rk = rk_.get();

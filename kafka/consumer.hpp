@@ -144,6 +144,11 @@ class consumer {
   boost::asio::awaitable<kafka_result<watermarks>> async_query_watermarks(topic_partition partition,
                                                                           std::chrono::milliseconds timeout);
 
+  // The partition's end offset as the last fetch response said, without
+  // asking the broker (non-blocking): for the lag metric. nullopt until the
+  // partition has been fetched from.
+  std::optional<std::int64_t> cached_end_offset(const topic_partition& partition) const;
+
   // Leaves the group explicitly (revoking and unassigning what we own, as the
   // engine has finished its transaction by now) and stops fetching.
   // Completion: co_return error_report; completes on the awaiting coroutine's

@@ -31,9 +31,9 @@ config_result<std::unique_ptr<producer>> producer::create(boost::asio::any_io_ex
   };
   auto conf = build_conf(engine, user);
   if (!conf) return conf.error();
-  // Delivery reports and errors become events on the main queue instead of
-  // callbacks run from inside a poll call.
-  rd_kafka_conf_set_events(conf->get(), RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR);
+  // Delivery reports, errors and statistics become events on the main queue
+  // instead of callbacks run from inside a poll call.
+  rd_kafka_conf_set_events(conf->get(), RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR | RD_KAFKA_EVENT_STATS);
 
   std::unique_ptr<producer> self(new producer());
   char errstr[512] = {};
@@ -130,6 +130,9 @@ void producer::drain(std::size_t max, producer_events& out) {
               {{code, true, false, false},
                std::string(rd_kafka_err2name(code)) + ": " + rd_kafka_event_error_string(ev.get())});
         }
+        break;
+      case RD_KAFKA_EVENT_STATS:
+        out.statistics.emplace_back(rd_kafka_event_stats(ev.get()));
         break;
       default:
         break;  // not enabled; destroyed unread

@@ -79,7 +79,10 @@ struct delivery_report {
 struct producer_events {
   std::vector<delivery_report> deliveries;
   std::vector<error_report> errors;  // client-level; a fatal one ends the producer
-  bool empty() const noexcept { return deliveries.empty() && errors.empty(); }
+  // librdkafka's statistics JSON, one per statistics.interval.ms (never when
+  // that setting is 0, its default).
+  std::vector<std::string> statistics;
+  bool empty() const noexcept { return deliveries.empty() && errors.empty() && statistics.empty(); }
 };
 
 class producer {

@@ -1,6 +1,8 @@
 #include "test/cli/run_process.hpp"
 
 #define BOOST_TEST_MODULE cli
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -279,6 +281,29 @@ BOOST_AUTO_TEST_CASE(resolved_values_never_reach_the_log) {
   BOOST_TEST(contains(r.err, "client.id=${env:" + client_env + "}"), r.err);
   BOOST_TEST(!contains(r.err + r.out, "file-s3cret-4711"));
   BOOST_TEST(!contains(r.err + r.out, "env-client-4711"));
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_metrics_address_is_a_usage_error_saying_what_is_wrong) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--metrics-address", "9400"});
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "--metrics-address: expected HOST:PORT"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_metrics_address_that_is_taken_exits_78_before_the_state_directory_is_touched) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor taken(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  const std::string address = "127.0.0.1:" + std::to_string(taken.local_endpoint().port());
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--metrics-address", address});
+  BOOST_TEST(r.exit_code == 78, r.err);
+  BOOST_TEST(contains(r.err, "cannot serve metrics on " + address), r.err);
+  BOOST_TEST(contains(r.err, "choose another --metrics-address"), r.err);
+  BOOST_TEST(!std::filesystem::exists(dir.file("state")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

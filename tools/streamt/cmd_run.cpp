@@ -2,6 +2,7 @@
 
 #include "engine/kafka_runtime.hpp"
 #include "engine/log.hpp"
+#include "engine/metrics_server.hpp"
 #include "kafka/config.hpp"
 #include "plan/plan_json.hpp"
 #include "tools/streamt/cli.hpp"
@@ -47,6 +48,8 @@ constexpr std::string_view help =
     "  --stop-timeout-ms N           bound on a clean stop (default 30000)\n"
     "  --connect-timeout-ms N        how long the brokers may take to answer at start (default 30000);\n"
     "                                once partitions are taken, a running engine waits for them\n"
+    "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
+    "                                (port 0: any free port, logged at start)\n"
     "  --log-level LEVEL             trace, debug, info (default), warning, error\n"
     "\n"
     "Settings the engine owns (isolation.level, transactional.id, enable.auto.commit,\n"
@@ -59,7 +62,7 @@ constexpr std::string_view help =
     "            69 brokers unreachable at start, topic missing or transactions refused;\n"
     "            73 state directory locked or unusable; 75 fenced or fatal client error;\n"
     "            78 refused setting or unresolvable ${env:}/${file:}, changed identity or output,\n"
-    "               offset out of range\n";
+    "               offset out of range, --metrics-address taken\n";
 
 std::optional<long long> parse_number(const std::string& s) {
   long long v = 0;
@@ -88,7 +91,7 @@ int cmd_run(std::span<char* const> args) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, &previous_mask);
   option_spec spec{{"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
                     "--max-records-per-transaction", "--reset-offsets", "--expect-digest",
-                    "--stop-timeout-ms", "--connect-timeout-ms", "--log-level"},
+                    "--stop-timeout-ms", "--connect-timeout-ms", "--log-level", "--metrics-address"},
                    {"--help", "--allow-output-change"},
                    {"-X"}};
   arguments a;
@@ -131,6 +134,12 @@ int cmd_run(std::span<char* const> args) {
       options.reset_offsets = engine::reset_policy::latest;
     else
       return usage_error("run", "--reset-offsets takes earliest or latest");
+  }
+  std::optional<boost::asio::ip::tcp::endpoint> metrics_at;
+  if (auto v = a.get("--metrics-address")) {
+    auto at = engine::parse_listen_address(*v);
+    if (!at) return usage_error("run", "--metrics-address: " + at.error());
+    metrics_at = *at;
   }
   engine::severity level = engine::severity::info;
   if (auto v = a.get("--log-level")) {
@@ -192,6 +201,35 @@ int cmd_run(std::span<char* const> args) {
 
   engine::init_console_logging(level);
   boost::asio::io_context io(1);
+  // The endpoints listen before the run starts: a port that is taken is an
+  // error before anything touches Kafka, and /healthz answers from the start.
+  options.metrics = std::make_shared<engine::metrics>();
+  std::unique_ptr<engine::metrics_server> metrics_server;
+  if (metrics_at) {
+    auto server = engine::metrics_server::listen(io.get_executor(), *metrics_at, options.metrics);
+    if (!server) {
+      std::cerr << "streamt run: cannot serve metrics on " << *a.get("--metrics-address") << ": "
+                << server.error().message() << "; choose another --metrics-address\n";
+      return engine::to_int(engine::exit_code::config);
+    }
+    metrics_server = std::move(*server);
+    const boost::asio::ip::tcp::endpoint at = metrics_server->local_endpoint();
+    const std::string host =
+        at.address().is_v6() ? "[" + at.address().to_string() + "]" : at.address().to_string();
+    engine::logger log(boost::log::keywords::channel = "engine");
+    STREAMT_LOG(log, info) << "serving metrics on http://" << host << ":" << at.port()
+                           << "/metrics (also /healthz and /readyz)";
+    // The endpoints only read the metrics; if serving them fails (a bug), the
+    // engine goes on and says so.
+    boost::asio::co_spawn(io, metrics_server->serve(), [log](std::exception_ptr e) mutable {
+      if (!e) return;
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        STREAMT_LOG(log, error) << "the metrics endpoint stopped: " << x.what();
+      }
+    });
+  }
   boost::asio::cancellation_signal stop;
   std::optional<engine::run_report> report;
   std::exception_ptr crashed;
@@ -252,6 +290,7 @@ int cmd_run(std::span<char* const> args) {
   signals.cancel();
   stop_deadline.cancel();
   hard_deadline.cancel();
+  if (metrics_server) metrics_server->stop();
   io.run();
 
   if (crashed) std::rethrow_exception(crashed);  // a bug: main() reports it as an internal error

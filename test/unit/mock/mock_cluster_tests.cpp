@@ -433,6 +433,42 @@ BOOST_AUTO_TEST_CASE(an_abortable_add_partitions_error_aborts_rewinds_and_the_ru
   BOOST_TEST(run.report.counts.consumed > six_orders.size());
 }
 
+// The metrics count committed work: records of the aborted transaction are
+// rolled back, and counted once more only when their redo commits, so the
+// produced count matches the sink however often a transaction is redone.
+BOOST_AUTO_TEST_CASE(metrics_count_an_aborted_and_redone_transaction_once_and_report_ready_while_committing) {
+  mock_cluster cluster(1);
+  cluster.seed(six_orders);
+  cluster.push_errors(1, api::add_partitions_to_txn, {{RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, 0}});
+  temp_state_dir dir;
+  auto m = std::make_shared<engine::metrics>();
+  run_params params;
+  params.adjust = [m](engine::run_options& o) { o.metrics = m; };
+  bool ready_at_every_commit = true;
+  auto stop_when = once_committed_after_an_abort(cluster);
+  const run_outcome run = run_engine(
+      cluster, dir.path(),
+      [&](const engine::run_report& r) {
+        ready_at_every_commit = ready_at_every_commit && m->ready().ready;
+        return stop_when(r);
+      },
+      params);
+
+  one_abort_one_rewind_then_committed_once(run, cluster);
+  BOOST_TEST(ready_at_every_commit);
+  const engine::record_counts committed = m->committed_records();
+  BOOST_TEST(committed.emitted == six_orders_passing);
+  const std::string text = m->prometheus_text();
+  BOOST_TEST(text.find("\nstreamt_transactions_aborted_total 1\n") != std::string::npos);
+  // Every record the run handled was either committed or rolled back.
+  const std::string rolled_back = "\nstreamt_records_rolled_back_total " +
+                                  std::to_string(run.report.counts.consumed - committed.consumed) + "\n";
+  BOOST_TEST(text.find(rolled_back) != std::string::npos, text);
+  BOOST_TEST(run.report.counts.consumed > committed.consumed);
+  BOOST_TEST(!m->live());
+  BOOST_TEST(!m->ready().ready);
+}
+
 // A running engine waits for its brokers: --connect-timeout-ms bounds only the
 // start-up. Here the committed-offset read of the rewind after an abort is
 // answered only after 3 s, three times the connect timeout; before, the

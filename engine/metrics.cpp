@@ -1,0 +1,362 @@
+#include "engine/metrics.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <librdkafka/rdkafka.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace streamt::engine {
+
+namespace {
+
+// A label value with Prometheus's three escapes; everything else is literal.
+void append_label_value(std::string& out, std::string_view v) {
+  for (char c : v) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+}
+
+void append_number(std::string& out, double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc{} ? end : buf);
+}
+
+void append_number(std::string& out, std::uint64_t v) { out += std::to_string(v); }
+void append_number(std::string& out, std::int64_t v) { out += std::to_string(v); }
+
+// Builds the exposition text: a family's HELP and TYPE once, then samples.
+class exposition {
+ public:
+  void family(std::string_view name, std::string_view type, std::string_view help) {
+    out_ += "# HELP ";
+    out_ += name;
+    out_ += ' ';
+    out_ += help;
+    out_ += "\n# TYPE ";
+    out_ += name;
+    out_ += ' ';
+    out_ += type;
+    out_ += '\n';
+  }
+
+  template <class Number>
+  void sample(std::string_view name,
+              std::initializer_list<std::pair<std::string_view, std::string_view>> labels, Number value) {
+    out_ += name;
+    if (labels.size() != 0) {
+      out_ += '{';
+      bool first = true;
+      for (const auto& [k, v] : labels) {
+        if (!first) out_ += ',';
+        first = false;
+        out_ += k;
+        out_ += "=\"";
+        append_label_value(out_, v);
+        out_ += '"';
+      }
+      out_ += '}';
+    }
+    out_ += ' ';
+    append_number(out_, value);
+    out_ += '\n';
+  }
+
+  template <class Number>
+  void single(std::string_view name, std::string_view type, std::string_view help, Number value) {
+    family(name, type, help);
+    sample(name, {}, value);
+  }
+
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+std::uint64_t as_count(const boost::json::value* v) {
+  if (!v) return 0;
+  if (const auto* i = v->if_int64(); i && *i > 0) return static_cast<std::uint64_t>(*i);
+  if (const auto* u = v->if_uint64()) return *u;
+  return 0;
+}
+
+}  // namespace
+
+std::optional<client_statistics> parse_client_statistics(std::string_view json) {
+  boost::system::error_code ec;
+  boost::json::value doc = boost::json::parse(json, ec);
+  if (ec || !doc.is_object()) return std::nullopt;
+  const boost::json::object& top = doc.get_object();
+  client_statistics s;
+  s.queued_messages = as_count(top.if_contains("msg_cnt"));
+  s.tx_bytes = as_count(top.if_contains("tx_bytes"));
+  s.rx_bytes = as_count(top.if_contains("rx_bytes"));
+  if (const boost::json::value* brokers = top.if_contains("brokers"); brokers && brokers->is_object()) {
+    for (const auto& [key, value] : brokers->get_object()) {
+      const boost::json::object* b = value.if_object();
+      if (!b) continue;
+      // Bootstrap entries (node id -1) stand for the configured addresses
+      // until the cluster's real brokers are known; listing them would show
+      // each broker twice.
+      if (const boost::json::value* id = b->if_contains("nodeid");
+          id && id->is_int64() && id->get_int64() < 0)
+        continue;
+      client_statistics::broker br;
+      br.name = key;
+      if (const boost::json::value* st = b->if_contains("state"); st && st->is_string())
+        br.up = st->get_string() == "UP";
+      if (const boost::json::value* rtt = b->if_contains("rtt"); rtt && rtt->is_object()) {
+        // microseconds in the JSON
+        br.rtt_avg_seconds = static_cast<double>(as_count(rtt->get_object().if_contains("avg"))) / 1e6;
+        br.rtt_p99_seconds = static_cast<double>(as_count(rtt->get_object().if_contains("p99"))) / 1e6;
+      }
+      s.brokers.push_back(std::move(br));
+    }
+  }
+  if (const boost::json::value* eos = top.if_contains("eos"); eos && eos->is_object())
+    if (const boost::json::value* st = eos->get_object().if_contains("txn_state"); st && st->is_string())
+      s.transaction_state = st->get_string();
+  return s;
+}
+
+void metrics::set_identity(identity id) {
+  std::lock_guard lock(mutex_);
+  id_ = std::move(id);
+}
+
+void metrics::run_started() {
+  std::lock_guard lock(mutex_);
+  live_ = true;
+  assigned_ = false;
+  stopping_ = false;
+  owned_ = 0;
+  // A restarted run takes its partitions anew; positions of partitions it
+  // does not get back must not linger.
+  partitions_.clear();
+  client_.reset();
+}
+
+void metrics::run_ended() {
+  std::lock_guard lock(mutex_);
+  live_ = false;
+  assigned_ = false;
+}
+
+void metrics::assigned(std::size_t partitions_owned) {
+  std::lock_guard lock(mutex_);
+  assigned_ = true;
+  owned_ = partitions_owned;
+}
+
+void metrics::revoked(std::size_t partitions_owned,
+                      const std::vector<std::pair<std::string, std::int32_t>>& gone) {
+  std::lock_guard lock(mutex_);
+  owned_ = partitions_owned;
+  for (const auto& tp : gone) partitions_.erase(tp);
+}
+
+void metrics::stopping() {
+  std::lock_guard lock(mutex_);
+  stopping_ = true;
+}
+
+void metrics::committed(const record_counts& records, std::chrono::steady_clock::duration took) {
+  const double seconds = std::chrono::duration<double>(took).count();
+  std::lock_guard lock(mutex_);
+  records_.consumed += records.consumed;
+  records_.emitted += records.emitted;
+  records_.filtered += records.filtered;
+  records_.tombstones += records.tombstones;
+  ++committed_txns_;
+  std::size_t bucket = 0;
+  while (bucket < std::size(commit_latency_buckets) && seconds > commit_latency_buckets[bucket]) ++bucket;
+  ++latency_counts_[bucket];
+  latency_sum_ += seconds;
+  last_commit_ = std::chrono::system_clock::now();
+}
+
+void metrics::aborted(std::uint64_t records_rolled_back) {
+  std::lock_guard lock(mutex_);
+  ++aborted_txns_;
+  rolled_back_ += records_rolled_back;
+}
+
+void metrics::commit_retried() {
+  std::lock_guard lock(mutex_);
+  ++commit_retries_;
+}
+
+void metrics::rewound() {
+  std::lock_guard lock(mutex_);
+  ++rewinds_;
+}
+
+void metrics::restarted() {
+  std::lock_guard lock(mutex_);
+  ++restarts_;
+}
+
+void metrics::invalid_record() {
+  std::lock_guard lock(mutex_);
+  ++invalid_;
+}
+
+void metrics::partition_position(const std::string& topic, std::int32_t partition, std::int64_t committed,
+                                 std::optional<std::int64_t> end) {
+  std::lock_guard lock(mutex_);
+  partition_state& p = partitions_[{topic, partition}];
+  p.committed = committed;
+  if (end) p.end = end;
+}
+
+void metrics::statistics(client_statistics s) {
+  std::lock_guard lock(mutex_);
+  client_ = std::move(s);
+}
+
+bool metrics::live() const {
+  std::lock_guard lock(mutex_);
+  return live_;
+}
+
+metrics::readiness metrics::ready() const {
+  std::lock_guard lock(mutex_);
+  if (!live_) return {false, "not running"};
+  if (stopping_) return {false, "stopping"};
+  if (!assigned_) return {false, "waiting for the group to assign partitions"};
+  std::string detail = std::to_string(owned_) + " partition(s) assigned";
+  if (owned_ == 0) detail += " (more instances than partitions: standing by)";
+  return {true, std::move(detail)};
+}
+
+record_counts metrics::committed_records() const {
+  std::lock_guard lock(mutex_);
+  return records_;
+}
+
+std::string metrics::prometheus_text() const {
+  std::lock_guard lock(mutex_);
+  exposition x;
+  x.family("streamt_info", "gauge", "Identity of the running plan; always 1.");
+  x.sample("streamt_info",
+           {{"application_id", id_.application_id},
+            {"plan_digest", id_.plan_digest},
+            {"source_topic", id_.source_topic},
+            {"sink_topic", id_.sink_topic},
+            {"librdkafka_version", rd_kafka_version_str()}},
+           std::uint64_t{1});
+  x.single("streamt_running", "gauge", "1 while the engine runs (/healthz).", std::uint64_t{live_ ? 1u : 0u});
+  const bool is_ready = live_ && !stopping_ && assigned_;
+  x.single("streamt_ready", "gauge", "1 once partitions are assigned and until a stop begins (/readyz).",
+           std::uint64_t{is_ready ? 1u : 0u});
+  x.single("streamt_assigned_partitions", "gauge", "Source partitions this instance owns.",
+           std::uint64_t{owned_});
+
+  x.single("streamt_records_consumed_total", "counter",
+           "Input records whose offsets a committed transaction holds.", records_.consumed);
+  x.single("streamt_records_produced_total", "counter", "Output records in committed transactions.",
+           records_.emitted);
+  x.single("streamt_records_filtered_total", "counter",
+           "Input records the predicate dropped, in committed transactions.", records_.filtered);
+  x.single("streamt_tombstones_total", "counter",
+           "Input records with a null value, dropped, in committed transactions.", records_.tombstones);
+  x.single("streamt_records_invalid_total", "counter",
+           "Records the engine stopped at: invalid input, or output the sink refused for good.", invalid_);
+  x.single("streamt_records_rolled_back_total", "counter",
+           "Input records processed in transactions that were aborted (processed again after a rewind).",
+           rolled_back_);
+
+  x.single("streamt_transactions_committed_total", "counter", "Transactions committed.", committed_txns_);
+  x.single("streamt_transactions_aborted_total", "counter", "Transactions aborted.", aborted_txns_);
+  x.single("streamt_commit_retries_total", "counter",
+           "commit_transaction calls repeated after an unknown outcome.", commit_retries_);
+  x.single("streamt_rewinds_total", "counter",
+           "Times every owned partition was sought back to its committed offset after an abort.", rewinds_);
+  x.single("streamt_restarts_total", "counter",
+           "In-process restarts after a fatal producer error that a new producer gets past.", restarts_);
+
+  x.family("streamt_commit_duration_seconds", "histogram",
+           "Time commit_transaction took: flushing the transaction's records and committing.");
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < std::size(commit_latency_buckets); ++i) {
+    cumulative += latency_counts_[i];
+    std::string le;
+    append_number(le, commit_latency_buckets[i]);
+    x.sample("streamt_commit_duration_seconds_bucket", {{"le", le}}, cumulative);
+  }
+  cumulative += latency_counts_[std::size(commit_latency_buckets)];
+  x.sample("streamt_commit_duration_seconds_bucket", {{"le", "+Inf"}}, cumulative);
+  x.sample("streamt_commit_duration_seconds_sum", {}, latency_sum_);
+  x.sample("streamt_commit_duration_seconds_count", {}, cumulative);
+  if (last_commit_) {
+    x.single("streamt_last_commit_timestamp_seconds", "gauge",
+             "Unix time of the last committed transaction: alert when it stops moving while there is lag.",
+             std::chrono::duration<double>(last_commit_->time_since_epoch()).count());
+  }
+
+  if (!partitions_.empty()) {
+    x.family("streamt_committed_offset", "gauge",
+             "Next offset to consume, as committed for the group, per owned source partition.");
+    for (const auto& [tp, p] : partitions_) {
+      const std::string part = std::to_string(tp.second);
+      x.sample("streamt_committed_offset", {{"topic", tp.first}, {"partition", part}}, p.committed);
+    }
+    x.family("streamt_end_offset", "gauge",
+             "End offset (high watermark) of each owned source partition, as last seen by the consumer.");
+    for (const auto& [tp, p] : partitions_) {
+      if (!p.end) continue;
+      const std::string part = std::to_string(tp.second);
+      x.sample("streamt_end_offset", {{"topic", tp.first}, {"partition", part}}, *p.end);
+    }
+    x.family("streamt_consumer_lag_records", "gauge",
+             "End offset minus committed offset per owned source partition (counts transaction markers "
+             "too: a transactionally written input rests at a small lag).");
+    for (const auto& [tp, p] : partitions_) {
+      if (!p.end || p.committed < 0) continue;
+      const std::string part = std::to_string(tp.second);
+      x.sample("streamt_consumer_lag_records", {{"topic", tp.first}, {"partition", part}},
+               std::max<std::int64_t>(0, *p.end - p.committed));
+    }
+  }
+
+  if (client_) {
+    x.family("streamt_kafka_broker_up", "gauge", "1 if the producer's connection to the broker is up.");
+    for (const auto& b : client_->brokers)
+      x.sample("streamt_kafka_broker_up", {{"broker", b.name}}, std::uint64_t{b.up ? 1u : 0u});
+    x.family("streamt_kafka_broker_rtt_avg_seconds", "gauge",
+             "Producer request round-trip time to the broker, average over the last statistics interval.");
+    for (const auto& b : client_->brokers)
+      x.sample("streamt_kafka_broker_rtt_avg_seconds", {{"broker", b.name}}, b.rtt_avg_seconds);
+    x.family("streamt_kafka_broker_rtt_p99_seconds", "gauge",
+             "Producer request round-trip time to the broker, 99th percentile over the last interval.");
+    for (const auto& b : client_->brokers)
+      x.sample("streamt_kafka_broker_rtt_p99_seconds", {{"broker", b.name}}, b.rtt_p99_seconds);
+    x.single("streamt_kafka_producer_queue_messages", "gauge",
+             "Records handed to the producer and not yet delivered.", client_->queued_messages);
+    x.single("streamt_kafka_producer_sent_bytes_total", "counter",
+             "Bytes the producer sent to the brokers (resets when the producer is recreated).",
+             client_->tx_bytes);
+    x.single("streamt_kafka_producer_received_bytes_total", "counter",
+             "Bytes the producer received from the brokers (resets when the producer is recreated).",
+             client_->rx_bytes);
+    if (!client_->transaction_state.empty()) {
+      x.family("streamt_kafka_transaction_state", "gauge",
+               "The producer's transaction state as librdkafka names it; 1 for the current one.");
+      x.sample("streamt_kafka_transaction_state", {{"state", client_->transaction_state}}, std::uint64_t{1});
+    }
+  }
+  return x.take();
+}
+
+}  // namespace streamt::engine

@@ -1,0 +1,138 @@
+#pragma once
+// What a running engine reports to an operator: the Prometheus metrics of
+// docs/metrics.md, and the liveness and readiness that /healthz and /readyz
+// answer (engine/metrics_server.hpp serves them over HTTP).
+//
+// The runtime writes; anyone reads. Records are counted when their
+// transaction commits, not as they pass through the stages: a transaction
+// that is aborted and redone must not count its records twice, or
+// streamt_records_produced_total would drift away from what the sink topic
+// holds. Records of an aborted transaction are counted apart, as rolled back.
+//
+// Threads: every member may be called from any thread. Writes come from the
+// pipeline's executor once per polled batch or transaction, never per
+// record, so one mutex is cheap; a scrape takes it once.
+
+#include "engine/process_batch.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace streamt::engine {
+
+// The librdkafka statistics an operator looks at, taken out of the producer's
+// statistics JSON (statistics.interval.ms) as plain data.
+struct client_statistics {
+  struct broker {
+    std::string name;  // "host:port/id", as librdkafka names it
+    bool up = false;   // connection state UP
+    double rtt_avg_seconds = 0;
+    double rtt_p99_seconds = 0;
+  };
+  std::vector<broker> brokers;        // the bootstrap placeholders left out
+  std::uint64_t queued_messages = 0;  // msg_cnt: produced, not yet delivered
+  std::uint64_t tx_bytes = 0;         // sent to the brokers since the client started
+  std::uint64_t rx_bytes = 0;
+  std::string transaction_state;  // eos.txn_state, e.g. "InTransaction"
+};
+
+// Parses librdkafka's statistics JSON; nullopt if it is not the object
+// librdkafka documents (STATISTICS.md), which only a newer librdkafka
+// changing its format would cause.
+std::optional<client_statistics> parse_client_statistics(std::string_view json);
+
+// Upper bounds (seconds) of the commit-latency histogram's buckets.
+inline constexpr double commit_latency_buckets[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                    0.5,   1.0,  2.5,   5.0,  10.0};
+
+class metrics {
+ public:
+  struct identity {
+    std::string application_id;
+    std::string plan_digest;
+    std::string source_topic;
+    std::string sink_topic;
+  };
+  struct readiness {
+    bool ready = false;
+    std::string detail;  // why not, or what "ready" stands on
+  };
+
+  // ---- written by the runtime ----------------------------------------------
+
+  void set_identity(identity id);
+
+  // A run (or an in-process restart) started: live, not ready until its first
+  // assignment.
+  void run_started();
+  // The run ended (any status): neither live nor ready.
+  void run_ended();
+  // The group gave this member its partitions (possibly none: more instances
+  // than partitions). Ready from here on.
+  void assigned(std::size_t partitions_owned);
+  void revoked(std::size_t partitions_owned, const std::vector<std::pair<std::string, std::int32_t>>& gone);
+  // A stop was asked for: no longer ready (the open transaction finishes).
+  void stopping();
+
+  // A transaction committed, holding these records, after commit_transaction
+  // took `took`.
+  void committed(const record_counts& records, std::chrono::steady_clock::duration took);
+  // A transaction was aborted; its records will be processed again.
+  void aborted(std::uint64_t records_rolled_back);
+  void commit_retried();
+  void rewound();
+  void restarted();
+  // The engine stopped at an invalid record, or one the sink refused for good.
+  void invalid_record();
+
+  // Where a partition stands: the offset the last committed transaction (or
+  // the group, at assignment) holds for it, and the partition's end offset as
+  // the consumer last saw it. The lag is their difference.
+  void partition_position(const std::string& topic, std::int32_t partition, std::int64_t committed,
+                          std::optional<std::int64_t> end);
+
+  void statistics(client_statistics s);
+
+  // ---- read by /metrics, /healthz, /readyz, and tests --------------------
+
+  // Prometheus text exposition format 0.0.4.
+  std::string prometheus_text() const;
+  bool live() const;
+  readiness ready() const;
+  record_counts committed_records() const;
+
+ private:
+  struct partition_state {
+    std::int64_t committed = -1;
+    std::optional<std::int64_t> end;
+  };
+
+  mutable std::mutex mutex_;
+  identity id_;
+  bool live_ = false;
+  bool assigned_ = false;
+  bool stopping_ = false;
+  std::size_t owned_ = 0;
+  record_counts records_;
+  std::uint64_t rolled_back_ = 0;
+  std::uint64_t invalid_ = 0;
+  std::uint64_t committed_txns_ = 0;
+  std::uint64_t aborted_txns_ = 0;
+  std::uint64_t commit_retries_ = 0;
+  std::uint64_t rewinds_ = 0;
+  std::uint64_t restarts_ = 0;
+  std::uint64_t latency_counts_[std::size(commit_latency_buckets) + 1] = {};  // last: +Inf
+  double latency_sum_ = 0;
+  std::optional<std::chrono::system_clock::time_point> last_commit_;
+  std::map<std::pair<std::string, std::int32_t>, partition_state> partitions_;
+  std::optional<client_statistics> client_;
+};
+
+}  // namespace streamt::engine

@@ -1,0 +1,184 @@
+#include "engine/metrics_server.hpp"
+
+#include "engine/log.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+
+#include <charconv>
+#include <list>
+
+namespace streamt::engine {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+boost::system::result<tcp::endpoint, std::string> parse_listen_address(std::string_view text) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos)
+    return std::string("expected HOST:PORT (e.g. 127.0.0.1:9400), got '" + std::string(text) + "'");
+  std::string_view host = text.substr(0, colon);
+  const std::string_view port_text = text.substr(colon + 1);
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc{} || end != port_text.data() + port_text.size() || port > 65535)
+    return std::string("the port in '" + std::string(text) + "' is not a number from 0 to 65535");
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost") host = "127.0.0.1";
+  boost::system::error_code bad;
+  const asio::ip::address address = asio::ip::make_address(host, bad);
+  if (bad)
+    return std::string("the host in '" + std::string(text) +
+                       "' is not an IP address (use 127.0.0.1, 0.0.0.0, [::1] or localhost)");
+  return tcp::endpoint(address, static_cast<unsigned short>(port));
+}
+
+// What connections and the server share: the open connections, so stop()
+// can close them. Held by every connection's coroutine, so it outlives the
+// server object if a connection finishes after it.
+struct metrics_server::shared {
+  shared(asio::any_io_executor ex, std::shared_ptr<const metrics> m)
+      : acceptor(ex), data(std::move(m)), log(boost::log::keywords::channel = "engine") {}
+  tcp::acceptor acceptor;
+  std::shared_ptr<const metrics> data;
+  std::list<std::weak_ptr<beast::tcp_stream>> connections;
+  bool stopped = false;
+  logger log;
+};
+
+namespace {
+
+constexpr auto idle_timeout = std::chrono::seconds(30);
+
+http::response<http::string_body> answer(const http::request<http::empty_body>& req, const metrics& m) {
+  http::response<http::string_body> res;
+  res.version(req.version());
+  res.keep_alive(req.keep_alive());
+  res.set(http::field::server, "streamt");
+  res.set(http::field::cache_control, "no-store");
+  res.set(http::field::content_type, "text/plain; charset=utf-8");
+  std::string_view target = req.target();
+  target = target.substr(0, target.find('?'));
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    res.result(http::status::method_not_allowed);
+    res.set(http::field::allow, "GET, HEAD");
+    res.body() = "only GET and HEAD\n";
+  } else if (target == "/metrics") {
+    res.result(http::status::ok);
+    res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+    res.body() = m.prometheus_text();
+  } else if (target == "/healthz") {
+    const bool live = m.live();
+    res.result(live ? http::status::ok : http::status::service_unavailable);
+    res.body() = live ? "ok\n" : "not running\n";
+  } else if (target == "/readyz") {
+    const metrics::readiness r = m.ready();
+    res.result(r.ready ? http::status::ok : http::status::service_unavailable);
+    res.body() = (r.ready ? "ready: " : "not ready: ") + r.detail + "\n";
+  } else {
+    res.result(http::status::not_found);
+    res.body() = "not found; the endpoints are /metrics, /healthz and /readyz\n";
+  }
+  res.prepare_payload();
+  if (req.method() == http::verb::head) res.body().clear();  // Content-Length stays that of GET
+  return res;
+}
+
+asio::awaitable<void> serve_connection(std::shared_ptr<beast::tcp_stream> stream,
+                                       std::shared_ptr<const metrics> m) {
+  beast::flat_buffer buffer;
+  for (;;) {
+    http::request_parser<http::empty_body> parser;
+    parser.header_limit(8 * 1024);
+    stream->expires_after(idle_timeout);
+    auto [read_error, read] =
+        co_await http::async_read(*stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
+    (void)read;
+    if (read_error) break;  // closed by the client, idle, malformed, or stop()
+    http::response<http::string_body> res = answer(parser.get(), *m);
+    const bool keep = res.keep_alive();
+    auto [write_error, written] =
+        co_await http::async_write(*stream, res, asio::as_tuple(asio::use_awaitable));
+    (void)written;
+    if (write_error || !keep) break;
+  }
+  boost::system::error_code ignored;
+  stream->socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream->socket().close(ignored);
+}
+
+}  // namespace
+
+metrics_server::metrics_server(std::shared_ptr<shared> s) : shared_(std::move(s)) {}
+
+metrics_server::~metrics_server() { stop(); }
+
+boost::system::result<std::unique_ptr<metrics_server>> metrics_server::listen(
+    asio::any_io_executor ex, tcp::endpoint at, std::shared_ptr<const metrics> m) {
+  auto s = std::make_shared<shared>(ex, std::move(m));
+  boost::system::error_code ec;
+  if (s->acceptor.open(at.protocol(), ec); ec) return ec;
+  // A restarted engine must not wait out TIME_WAIT of its last scrape.
+  if (s->acceptor.set_option(tcp::acceptor::reuse_address(true), ec); ec) return ec;
+  if (s->acceptor.bind(at, ec); ec) return ec;
+  if (s->acceptor.listen(asio::socket_base::max_listen_connections, ec); ec) return ec;
+  return std::unique_ptr<metrics_server>(new metrics_server(std::move(s)));
+}
+
+tcp::endpoint metrics_server::local_endpoint() const {
+  boost::system::error_code ec;
+  return shared_->acceptor.local_endpoint(ec);
+}
+
+asio::awaitable<void> metrics_server::serve() {
+  std::shared_ptr<shared> s = shared_;
+  const auto ex = s->acceptor.get_executor();
+  asio::steady_timer backoff(ex);
+  while (!s->stopped) {
+    auto [ec, socket] = co_await s->acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+    if (ec == asio::error::operation_aborted || s->stopped) break;
+    if (ec) {
+      // Out of file descriptors and the like: the engine goes on; scrapes
+      // fail until it passes. A pause keeps a persistent error from spinning.
+      STREAMT_LOG(s->log, warning) << "metrics endpoint: accepting a connection failed: " << ec.message();
+      backoff.expires_after(std::chrono::milliseconds(200));
+      auto waited = co_await backoff.async_wait(asio::as_tuple(asio::use_awaitable));
+      (void)waited;
+      continue;
+    }
+    auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+    // Closed streams are forgotten as new ones come, so the list stays as
+    // long as the number of open connections.
+    s->connections.remove_if([](const std::weak_ptr<beast::tcp_stream>& w) { return w.expired(); });
+    s->connections.push_back(stream);
+    // A connection's failure concerns only its client: it is logged, never
+    // propagated to the engine.
+    asio::co_spawn(ex, serve_connection(stream, s->data), [s](std::exception_ptr e) {
+      if (!e) return;
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        STREAMT_LOG(s->log, warning) << "metrics endpoint: a connection failed: " << x.what();
+      }
+    });
+  }
+}
+
+void metrics_server::stop() {
+  if (!shared_ || shared_->stopped) return;
+  shared_->stopped = true;
+  boost::system::error_code ignored;
+  shared_->acceptor.close(ignored);
+  for (const std::weak_ptr<beast::tcp_stream>& w : shared_->connections)
+    if (std::shared_ptr<beast::tcp_stream> c = w.lock()) c->socket().close(ignored);
+  shared_->connections.clear();
+}
+
+}  // namespace streamt::engine

@@ -1,0 +1,63 @@
+#pragma once
+// The HTTP endpoints of a running engine (`streamt run --metrics-address`),
+// served with Boost.Beast on the engine's own executor:
+//
+//   GET /metrics   Prometheus text format (engine/metrics.hpp, docs/metrics.md)
+//   GET /healthz   200 while the engine runs, 503 once it has ended; an
+//                  answer at all shows the engine's io_context is not blocked
+//   GET /readyz    200 once the group has assigned this instance its
+//                  partitions and until a stop begins, 503 otherwise
+//
+// HTTP/1.1 with keep-alive (Prometheus reuses its connection). A connection
+// idle for 30 s is closed; requests are bounded (8 KiB of headers, no body).
+// Nothing here touches the pipeline: it only reads the metrics object.
+
+#include "engine/metrics.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/system/result.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace streamt::engine {
+
+// "HOST:PORT" with HOST an IPv4 address, a bracketed IPv6 address
+// ("[::1]:9400") or "localhost"; PORT 0 asks the system for a free port.
+// On failure: what is wrong with the text, for a usage error.
+boost::system::result<boost::asio::ip::tcp::endpoint, std::string> parse_listen_address(
+    std::string_view text);
+
+class metrics_server {
+ public:
+  // Binds and listens before returning, so a port that is taken fails here,
+  // before the engine touches Kafka.
+  static boost::system::result<std::unique_ptr<metrics_server>> listen(boost::asio::any_io_executor ex,
+                                                                       boost::asio::ip::tcp::endpoint at,
+                                                                       std::shared_ptr<const metrics> m);
+
+  metrics_server(const metrics_server&) = delete;
+  metrics_server& operator=(const metrics_server&) = delete;
+  ~metrics_server();
+
+  // Where it listens (the actual port when 0 was asked for).
+  boost::asio::ip::tcp::endpoint local_endpoint() const;
+
+  // Accepts and answers connections until stop().
+  // Completion: returns when the acceptor is closed. Executor: the one given
+  //   to listen(); connections run there too. Cancellation: by stop(), which
+  //   also closes every open connection, so nothing outlives the server's
+  //   owner's io_context run.
+  boost::asio::awaitable<void> serve();
+  void stop();
+
+ private:
+  struct shared;
+  explicit metrics_server(std::shared_ptr<shared> s);
+  std::shared_ptr<shared> shared_;
+};
+
+}  // namespace streamt::engine

@@ -1,0 +1,331 @@
+#include "engine/metrics.hpp"
+#include "engine/metrics_server.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cstring>
+#include <map>
+#include <sstream>
+
+// engine/metrics.hpp and engine/metrics_server.hpp: what /metrics, /healthz
+// and /readyz say, without Kafka.
+
+namespace engine = streamt::engine;
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The samples of an exposition: "name{labels}" -> value text. Also checks
+// the format line by line: every sample's family has HELP and TYPE first.
+std::map<std::string, std::string> samples_of(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::map<std::string, std::string> types;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    BOOST_TEST_REQUIRE(!line.empty());
+    if (line.rfind("# HELP ", 0) == 0) continue;
+    if (line.rfind("# TYPE ", 0) == 0) {
+      std::istringstream t(line.substr(7));
+      std::string name, type;
+      t >> name >> type;
+      types[name] = type;
+      continue;
+    }
+    const std::size_t space = line.rfind(' ');
+    BOOST_TEST_REQUIRE(space != std::string::npos);
+    const std::string key = line.substr(0, space);
+    std::string family = key.substr(0, key.find('{'));
+    for (const char* suffix : {"_bucket", "_sum", "_count"})
+      if (!types.count(family) && family.size() > std::strlen(suffix) &&
+          family.compare(family.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+        family.resize(family.size() - std::strlen(suffix));
+    BOOST_TEST_INFO("sample " << key);
+    BOOST_TEST(types.count(family) == 1u);
+    out[key] = line.substr(space + 1);
+  }
+  return out;
+}
+
+engine::record_counts counts(std::uint64_t consumed, std::uint64_t emitted, std::uint64_t filtered,
+                             std::uint64_t tombstones) {
+  engine::record_counts c;
+  c.consumed = consumed;
+  c.emitted = emitted;
+  c.filtered = filtered;
+  c.tombstones = tombstones;
+  return c;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(metrics)
+
+BOOST_AUTO_TEST_CASE(counts_records_of_committed_transactions_and_rolled_back_ones_apart) {
+  engine::metrics m;
+  m.committed(counts(10, 4, 5, 1), 20ms);
+  m.aborted(7);
+  m.committed(counts(3, 3, 0, 0), 30ms);
+  const auto s = samples_of(m.prometheus_text());
+  BOOST_TEST(s.at("streamt_records_consumed_total") == "13");
+  BOOST_TEST(s.at("streamt_records_produced_total") == "7");
+  BOOST_TEST(s.at("streamt_records_filtered_total") == "5");
+  BOOST_TEST(s.at("streamt_tombstones_total") == "1");
+  BOOST_TEST(s.at("streamt_records_rolled_back_total") == "7");
+  BOOST_TEST(s.at("streamt_transactions_committed_total") == "2");
+  BOOST_TEST(s.at("streamt_transactions_aborted_total") == "1");
+  BOOST_TEST(s.at("streamt_records_invalid_total") == "0");
+  BOOST_TEST(s.count("streamt_last_commit_timestamp_seconds") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(commit_latency_buckets_are_cumulative_and_end_at_the_count) {
+  engine::metrics m;
+  m.committed({}, 3ms);   // <= 0.005
+  m.committed({}, 40ms);  // <= 0.05
+  m.committed({}, 40ms);  // <= 0.05
+  m.committed({}, 20s);   // only +Inf
+  const auto s = samples_of(m.prometheus_text());
+  BOOST_TEST(s.at("streamt_commit_duration_seconds_bucket{le=\"0.005\"}") == "1");
+  BOOST_TEST(s.at("streamt_commit_duration_seconds_bucket{le=\"0.025\"}") == "1");
+  BOOST_TEST(s.at("streamt_commit_duration_seconds_bucket{le=\"0.05\"}") == "3");
+  BOOST_TEST(s.at("streamt_commit_duration_seconds_bucket{le=\"10\"}") == "3");
+  BOOST_TEST(s.at("streamt_commit_duration_seconds_bucket{le=\"+Inf\"}") == "4");
+  BOOST_TEST(s.at("streamt_commit_duration_seconds_count") == "4");
+  BOOST_TEST(std::stod(s.at("streamt_commit_duration_seconds_sum")) == 20.083,
+             boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(lag_is_the_end_offset_minus_the_committed_offset_per_partition) {
+  engine::metrics m;
+  m.partition_position("orders", 0, 90, 100);
+  m.partition_position("orders", 1, 5, std::nullopt);  // not fetched yet: no lag claimed
+  auto s = samples_of(m.prometheus_text());
+  BOOST_TEST(s.at("streamt_consumer_lag_records{topic=\"orders\",partition=\"0\"}") == "10");
+  BOOST_TEST(s.at("streamt_committed_offset{topic=\"orders\",partition=\"1\"}") == "5");
+  BOOST_TEST(s.count("streamt_consumer_lag_records{topic=\"orders\",partition=\"1\"}") == 0u);
+  m.revoked(1, {{"orders", 0}});
+  s = samples_of(m.prometheus_text());
+  BOOST_TEST(s.count("streamt_consumer_lag_records{topic=\"orders\",partition=\"0\"}") == 0u);
+  BOOST_TEST(s.at("streamt_assigned_partitions") == "1");
+}
+
+BOOST_AUTO_TEST_CASE(label_values_escape_backslash_quote_and_newline) {
+  engine::metrics m;
+  m.set_identity({"app\"1\\x\ny", "sha256:00", "in", "out"});
+  const std::string text = m.prometheus_text();
+  BOOST_TEST(text.find("application_id=\"app\\\"1\\\\x\\ny\"") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(is_ready_only_between_the_first_assignment_and_a_stop) {
+  engine::metrics m;
+  BOOST_TEST(!m.live());
+  BOOST_TEST(!m.ready().ready);
+  m.run_started();
+  BOOST_TEST(m.live());
+  BOOST_TEST(!m.ready().ready);
+  BOOST_TEST(m.ready().detail == "waiting for the group to assign partitions");
+  m.assigned(0);
+  BOOST_TEST(m.ready().ready);  // more instances than partitions: standing by, still ready
+  BOOST_TEST(m.ready().detail.find("standing by") != std::string::npos);
+  m.assigned(3);
+  BOOST_TEST(m.ready().detail == "3 partition(s) assigned");
+  m.stopping();
+  BOOST_TEST(!m.ready().ready);
+  BOOST_TEST(m.live());
+  m.run_ended();
+  BOOST_TEST(!m.live());
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_run_is_not_ready_until_it_is_assigned_again_and_forgets_old_partitions) {
+  engine::metrics m;
+  m.run_started();
+  m.assigned(2);
+  m.partition_position("orders", 0, 1, 1);
+  m.committed(counts(1, 1, 0, 0), 1ms);
+  m.run_started();
+  BOOST_TEST(!m.ready().ready);
+  const auto s = samples_of(m.prometheus_text());
+  BOOST_TEST(s.count("streamt_committed_offset{topic=\"orders\",partition=\"0\"}") == 0u);
+  BOOST_TEST(s.at("streamt_records_consumed_total") == "1");  // counters survive the restart
+}
+
+BOOST_AUTO_TEST_CASE(takes_brokers_queue_and_transaction_state_from_librdkafka_statistics) {
+  const std::string json = R"({"name":"rdkafka#producer-1","type":"producer","msg_cnt":12,"tx_bytes":3456,
+    "rx_bytes":789,"brokers":{
+      "127.0.0.1:9092/bootstrap":{"name":"127.0.0.1:9092/bootstrap","nodeid":-1,"state":"INIT","rtt":{"avg":0,"p99":0}},
+      "127.0.0.1:9092/1":{"name":"127.0.0.1:9092/1","nodeid":1,"state":"UP","rtt":{"avg":1500,"p99":20000}}},
+    "eos":{"idemp_state":"Assigned","txn_state":"InTransaction"}})";
+  const std::optional<engine::client_statistics> s = engine::parse_client_statistics(json);
+  BOOST_TEST_REQUIRE(s.has_value());
+  BOOST_TEST(s->queued_messages == 12u);
+  BOOST_TEST(s->tx_bytes == 3456u);
+  BOOST_TEST_REQUIRE(s->brokers.size() == 1u);
+  BOOST_TEST(s->brokers[0].name == "127.0.0.1:9092/1");
+  BOOST_TEST(s->brokers[0].up);
+  BOOST_TEST(s->brokers[0].rtt_avg_seconds == 0.0015, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(s->transaction_state == "InTransaction");
+  engine::metrics m;
+  m.statistics(*s);
+  const auto samples = samples_of(m.prometheus_text());
+  BOOST_TEST(samples.at("streamt_kafka_broker_up{broker=\"127.0.0.1:9092/1\"}") == "1");
+  BOOST_TEST(samples.at("streamt_kafka_producer_queue_messages") == "12");
+  BOOST_TEST(samples.at("streamt_kafka_transaction_state{state=\"InTransaction\"}") == "1");
+}
+
+BOOST_AUTO_TEST_CASE(refuses_statistics_that_are_not_a_json_object) {
+  BOOST_TEST(!engine::parse_client_statistics("{\"brokers\":").has_value());
+  BOOST_TEST(!engine::parse_client_statistics("[1,2]").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(reads_listen_addresses_and_says_what_is_wrong_with_bad_ones) {
+  auto v4 = engine::parse_listen_address("127.0.0.1:9400");
+  BOOST_TEST_REQUIRE(v4.has_value());
+  BOOST_TEST(v4->port() == 9400);
+  auto v6 = engine::parse_listen_address("[::1]:0");
+  BOOST_TEST_REQUIRE(v6.has_value());
+  BOOST_TEST(v6->address().is_v6());
+  auto local = engine::parse_listen_address("localhost:1");
+  BOOST_TEST_REQUIRE(local.has_value());
+  BOOST_TEST(local->address().to_string() == "127.0.0.1");
+  BOOST_TEST(engine::parse_listen_address("9400").error().find("HOST:PORT") != std::string::npos);
+  BOOST_TEST(engine::parse_listen_address("127.0.0.1:65536").error().find("port") != std::string::npos);
+  BOOST_TEST(engine::parse_listen_address("127.0.0.1:").error().find("port") != std::string::npos);
+  BOOST_TEST(engine::parse_listen_address("example.com:80").error().find("not an IP address") !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(metrics_server)
+
+namespace {
+
+// One HTTP/1.1 request on a fresh connection (Connection: close), the whole
+// answer back as text.
+asio::awaitable<std::string> request(asio::ip::tcp::endpoint at, std::string method, std::string target) {
+  asio::ip::tcp::socket socket(co_await asio::this_coro::executor);
+  co_await socket.async_connect(at, asio::use_awaitable);
+  const std::string req = method + " " + target + " HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
+  co_await asio::async_write(socket, asio::buffer(req), asio::use_awaitable);
+  std::string answer;
+  auto [ec, n] =
+      co_await asio::async_read(socket, asio::dynamic_buffer(answer), asio::as_tuple(asio::use_awaitable));
+  (void)n;
+  BOOST_TEST((ec == asio::error::eof || !ec));
+  co_return answer;
+}
+
+std::string status_line(const std::string& answer) { return answer.substr(0, answer.find("\r\n")); }
+std::string body(const std::string& answer) { return answer.substr(answer.find("\r\n\r\n") + 4); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(answers_health_readiness_and_metrics_as_the_run_goes) {
+  asio::io_context io;
+  auto m = std::make_shared<engine::metrics>();
+  auto server =
+      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m);
+  BOOST_TEST_REQUIRE(server.has_value());
+  const asio::ip::tcp::endpoint at = (*server)->local_endpoint();
+  BOOST_TEST(at.port() != 0);
+  bool served = false;
+  asio::co_spawn(io, (*server)->serve(), [&](std::exception_ptr e) {
+    BOOST_TEST(!e);
+    served = true;
+  });
+  bool checked = false;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        std::string a = co_await request(at, "GET", "/healthz");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 503 Service Unavailable");
+        m->run_started();
+        a = co_await request(at, "GET", "/healthz");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 200 OK");
+        a = co_await request(at, "GET", "/readyz");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 503 Service Unavailable");
+        BOOST_TEST(body(a) == "not ready: waiting for the group to assign partitions\n");
+        m->assigned(4);
+        a = co_await request(at, "GET", "/readyz?verbose");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 200 OK");
+        BOOST_TEST(body(a) == "ready: 4 partition(s) assigned\n");
+        m->committed(counts(5, 2, 3, 0), 1ms);
+        a = co_await request(at, "GET", "/metrics");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 200 OK");
+        BOOST_TEST(a.find("Content-Type: text/plain; version=0.0.4; charset=utf-8") != std::string::npos);
+        BOOST_TEST(samples_of(body(a)).at("streamt_records_produced_total") == "2");
+        a = co_await request(at, "HEAD", "/metrics");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 200 OK");
+        BOOST_TEST(body(a).empty());
+        a = co_await request(at, "POST", "/metrics");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 405 Method Not Allowed");
+        a = co_await request(at, "GET", "/");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 404 Not Found");
+        checked = true;
+        (*server)->stop();
+      },
+      [](std::exception_ptr e) { BOOST_TEST(!e); });
+  io.run();  // returns only once stop() ended the accept loop
+  BOOST_TEST(checked);
+  BOOST_TEST(served);
+}
+
+BOOST_AUTO_TEST_CASE(stop_closes_a_kept_alive_connection_so_the_io_context_runs_out_of_work) {
+  asio::io_context io;
+  auto m = std::make_shared<engine::metrics>();
+  auto server =
+      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m);
+  BOOST_TEST_REQUIRE(server.has_value());
+  const asio::ip::tcp::endpoint at = (*server)->local_endpoint();
+  asio::co_spawn(io, (*server)->serve(), asio::detached);
+  std::string answer;
+  boost::system::error_code after_stop;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        asio::ip::tcp::socket socket(co_await asio::this_coro::executor);
+        co_await socket.async_connect(at, asio::use_awaitable);
+        const std::string req = "GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n";  // keep-alive
+        co_await asio::async_write(socket, asio::buffer(req), asio::use_awaitable);
+        char buf[512];
+        const std::size_t n = co_await socket.async_read_some(asio::buffer(buf), asio::use_awaitable);
+        answer.assign(buf, n);
+        (*server)->stop();
+        // The server's own idle timeout (30 s) would close it too: the read
+        // must end well before, or stop() left the connection open.
+        using namespace asio::experimental::awaitable_operators;
+        asio::steady_timer bound(co_await asio::this_coro::executor, 10s);
+        auto either =
+            co_await (socket.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable)) ||
+                      bound.async_wait(asio::use_awaitable));
+        BOOST_TEST_REQUIRE(either.index() == 0u);
+        after_stop = std::get<0>(std::get<0>(either));
+      },
+      [](std::exception_ptr e) { BOOST_TEST(!e); });
+  io.run();
+  BOOST_TEST(status_line(answer) == "HTTP/1.1 503 Service Unavailable");
+  BOOST_TEST(after_stop == asio::error::eof);
+}
+
+BOOST_AUTO_TEST_CASE(a_taken_port_is_an_error_at_listen) {
+  asio::io_context io;
+  auto m = std::make_shared<engine::metrics>();
+  auto first =
+      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m);
+  BOOST_TEST_REQUIRE(first.has_value());
+  auto second = engine::metrics_server::listen(io.get_executor(), (*first)->local_endpoint(), m);
+  BOOST_TEST(!second.has_value());
+  BOOST_TEST(second.error() == asio::error::address_in_use);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
