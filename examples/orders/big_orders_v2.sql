@@ -1,0 +1,3 @@
+SELECT id, amount
+FROM orders
+WHERE amount >= 100;
