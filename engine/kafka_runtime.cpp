@@ -21,7 +21,6 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/log/attributes/constant.hpp>
 
 #include <algorithm>
 #include <deque>
@@ -158,15 +157,16 @@ std::string describe(const kafka::topic_partition& tp) {
 
 class runtime {
  public:
-  runtime(plan::plan p, run_options o)
+  // `lg` is async_run's logger (the pipeline's identity, and `txn` among its
+  // attributes): the runtime sets `txn` at each begin, and async_run's own
+  // lines show the transaction its last attempt reached.
+  runtime(plan::plan p, run_options o, logger lg, transaction_sequence txn)
       : plan_(std::move(p)),
         options_(std::move(o)),
-        log_(boost::log::keywords::channel = "engine"),
+        log_(std::move(lg)),
+        txn_(std::move(txn)),
         stages_(plan_),
-        metrics_(options_.metrics) {
-    log_.add_attribute("Application",
-                       boost::log::attributes::constant<std::string>(plan_.identity.application_id));
-  }
+        metrics_(options_.metrics) {}
 
   // Whether the run ended on a fatal producer error a new producer gets past.
   bool restartable() const noexcept { return restartable_; }
@@ -747,6 +747,7 @@ class runtime {
         case commit::action::wait:
           co_return std::nullopt;
         case commit::action::begin:
+          txn_.set(txn_.get() + 1);
           a = machine_.step(commit::begun{producer_->begin_transaction()});
           break;
         case commit::action::send_offsets: {
@@ -1138,6 +1139,7 @@ class runtime {
   plan::plan plan_;
   run_options options_;
   logger log_;
+  transaction_sequence txn_;
   operators::stage_pipeline stages_;
   std::optional<state_dir> state_;
   asio::thread_pool blocking_{1};
@@ -1204,7 +1206,11 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
   constexpr std::size_t max_restarts = 3;
   constexpr auto restart_window = std::chrono::minutes(10);
   logger log(boost::log::keywords::channel = "engine");
-  log.add_attribute("Application", boost::log::attributes::constant<std::string>(p.identity.application_id));
+  add_pipeline_attributes(log, p.identity.application_id, plan::digest(p));
+  // One sequence for all attempts: transaction numbers go on rising across
+  // in-process restarts, so no two transactions of a run share one.
+  transaction_sequence txn(0);
+  log.add_attribute(log_attribute::transaction, txn);
   if (!options.metrics) options.metrics = std::make_shared<metrics>();
   options.metrics->set_identity(
       {p.identity.application_id, plan::digest(p), p.identity.source_topic, p.identity.sink_topic});
@@ -1220,7 +1226,7 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
     // One runtime per attempt: its destructor closes the clients and
     // releases the state directory's lock before the next one takes it.
     options.metrics->run_started();
-    std::optional<runtime> rt(std::in_place, p, options);
+    std::optional<runtime> rt(std::in_place, p, options, log, txn);
     run_report r = co_await rt->run();
     const bool restartable = rt->restartable();
     rt.reset();

@@ -2,13 +2,18 @@
 
 #include "kafka/config.hpp"
 
-#include <boost/log/attributes/clock.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/log/attributes/constant.hpp>
+#include <boost/log/attributes/function.hpp>
+#include <boost/log/attributes/value_extraction.hpp>
 #include <boost/log/core.hpp>
-#include <boost/log/expressions.hpp>
-#include <boost/log/support/date_time.hpp>
+#include <boost/log/expressions/message.hpp>
 #include <boost/log/utility/setup/common_attributes.hpp>
 #include <boost/log/utility/setup/console.hpp>
 
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 
 namespace streamt::engine {
@@ -23,21 +28,139 @@ void log_from_librdkafka(int level, std::string_view facility, std::string_view 
                                   : severity::debug;
   BOOST_LOG_SEV(lg, s) << facility << ": " << message;
 }
+
+// "2026-12-01T05:00:00.123456Z": microseconds, as the format had before, and
+// the zone, which it lacked.
+std::string utc_time(std::chrono::system_clock::time_point t) {
+  using namespace std::chrono;
+  const auto us = floor<microseconds>(t);
+  const auto day = floor<days>(us);
+  const year_month_day ymd{day};
+  const hh_mm_ss<microseconds> hms{us - day};
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%06dZ", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                static_cast<int>(hms.seconds().count()), static_cast<int>(hms.subseconds().count()));
+  return buf;
+}
+
+std::chrono::system_clock::time_point time_of(const boost::log::record_view& rec) {
+  auto t = boost::log::extract<std::chrono::system_clock::time_point>(log_attribute::time, rec);
+  return t ? t.get() : std::chrono::system_clock::now();
+}
+
+// `s` with every byte that does not start a well-formed UTF-8 sequence
+// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF)
+// replaced by U+FFFD. boost::json::serialize escapes quotes, backslashes and
+// control characters but copies other bytes as they are, so a stray byte
+// from a broker's error string would make the line invalid JSON.
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char b0 = byte(i);
+    std::size_t n = b0 < 0x80                  ? 1
+                    : b0 >= 0xC2 && b0 <= 0xDF ? 2
+                    : b0 >= 0xE0 && b0 <= 0xEF ? 3
+                    : b0 >= 0xF0 && b0 <= 0xF4 ? 4
+                                               : 0;
+    if (n > 1 && i + n > s.size()) n = 0;
+    if (n > 1) {
+      // The second byte's range is narrower after these lead bytes: that is
+      // what excludes overlong forms, surrogates and code points past U+10FFFF.
+      const unsigned char low = b0 == 0xE0 ? 0xA0 : b0 == 0xF0 ? 0x90 : 0x80;
+      const unsigned char high = b0 == 0xED ? 0x9F : b0 == 0xF4 ? 0x8F : 0xBF;
+      if (byte(i + 1) < low || byte(i + 1) > high) n = 0;
+      for (std::size_t k = 2; n != 0 && k < n; ++k)
+        if ((byte(i + k) & 0xC0) != 0x80) n = 0;
+    }
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+void set_global(const char* name, const std::string& value) {
+  const auto core = boost::log::core::get();
+  auto [it, added] = core->add_global_attribute(name, boost::log::attributes::constant<std::string>(value));
+  if (!added) {
+    core->remove_global_attribute(it);
+    core->add_global_attribute(name, boost::log::attributes::constant<std::string>(value));
+  }
+}
 }  // namespace
 
-void init_console_logging(severity min_level) {
+void add_pipeline_attributes(logger& lg, const std::string& application_id, const std::string& plan_digest) {
+  lg.add_attribute(log_attribute::application, boost::log::attributes::constant<std::string>(application_id));
+  lg.add_attribute(log_attribute::plan_digest, boost::log::attributes::constant<std::string>(plan_digest));
+}
+
+void set_process_pipeline_attributes(const std::string& application_id, const std::string& plan_digest) {
+  set_global(log_attribute::application, application_id);
+  set_global(log_attribute::plan_digest, plan_digest);
+}
+
+void format_text(const boost::log::record_view& rec, boost::log::formatting_ostream& out) {
+  out << utc_time(time_of(rec));
+  if (auto s = rec[boost::log::trivial::severity]) out << ' ' << s.get();
+  if (auto c = boost::log::extract<std::string>("Channel", rec)) out << ' ' << c.get();
+  const auto app = boost::log::extract<std::string>(log_attribute::application, rec);
+  const auto digest = boost::log::extract<std::string>(log_attribute::plan_digest, rec);
+  const auto txn = boost::log::extract<std::uint64_t>(log_attribute::transaction, rec);
+  if (app || digest || txn) {
+    const char* sep = " [";
+    if (app) {
+      out << sep << app.get();
+      sep = " ";
+    }
+    if (digest) {
+      // "sha256:" and 12 hex digits: enough to tell plans apart by eye.
+      const std::string& d = digest.get();
+      const std::size_t colon = d.find(':');
+      out << sep << d.substr(0, colon == std::string::npos ? 12 : colon + 1 + 12);
+      sep = " ";
+    }
+    if (txn) out << sep << "txn " << txn.get();
+    out << ']';
+  }
+  out << ": ";
+  if (auto m = rec[boost::log::expressions::smessage]) out << m.get();
+}
+
+void format_json(const boost::log::record_view& rec, boost::log::formatting_ostream& out) {
+  boost::json::object line;
+  line["time"] = utc_time(time_of(rec));
+  if (auto s = rec[boost::log::trivial::severity]) {
+    if (const char* name = boost::log::trivial::to_string(s.get())) line["level"] = name;
+  }
+  if (auto c = boost::log::extract<std::string>("Channel", rec)) line["channel"] = valid_utf8(c.get());
+  if (auto a = boost::log::extract<std::string>(log_attribute::application, rec))
+    line["application_id"] = valid_utf8(a.get());
+  if (auto d = boost::log::extract<std::string>(log_attribute::plan_digest, rec))
+    line["plan_digest"] = valid_utf8(d.get());
+  if (auto t = boost::log::extract<std::uint64_t>(log_attribute::transaction, rec)) line["txn"] = t.get();
+  if (auto m = rec[boost::log::expressions::smessage]) line["message"] = valid_utf8(m.get());
+  out << boost::json::serialize(line);
+}
+
+void init_console_logging(severity min_level, log_format format) {
   kafka::set_log_handler(&log_from_librdkafka);
-  namespace expr = boost::log::expressions;
+  const auto core = boost::log::core::get();
   boost::log::add_common_attributes();
-  boost::log::add_console_log(
-      std::clog,
-      boost::log::keywords::format =
-          (expr::stream << expr::format_date_time<boost::posix_time::ptime>("TimeStamp",
-                                                                            "%Y-%m-%dT%H:%M:%S.%f")
-                        << ' ' << boost::log::trivial::severity << ' ' << expr::attr<std::string>("Channel")
-                        << ": " << expr::smessage),
-      boost::log::keywords::auto_flush = true);
-  boost::log::core::get()->set_filter(boost::log::trivial::severity >= min_level);
+  core->add_global_attribute(log_attribute::time,
+                             boost::log::attributes::function<std::chrono::system_clock::time_point>(
+                                 [] { return std::chrono::system_clock::now(); }));
+  auto sink = boost::log::add_console_log(std::clog, boost::log::keywords::auto_flush = true);
+  sink->set_formatter(format == log_format::json ? &format_json : &format_text);
+  core->set_filter(boost::log::trivial::severity >= min_level);
 }
 
 }  // namespace streamt::engine

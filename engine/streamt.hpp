@@ -26,8 +26,10 @@
 // engine::metrics_server on the same io_context (docs/metrics.md).
 //
 // Logging goes through Boost.Log (channels "engine" and "kafka"): call
-// engine::init_console_logging() for the CLI's stderr format, or configure
-// Boost.Log's core yourself.
+// engine::init_console_logging() for the CLI's stderr format (text or JSON),
+// or configure Boost.Log's core yourself. Each run's lines carry its
+// application id, plan digest and transaction sequence as logger attributes
+// (engine::log_attribute), so two pipelines in one process log apart.
 
 #include "engine/exit_codes.hpp"
 #include "engine/kafka_runtime.hpp"

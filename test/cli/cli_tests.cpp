@@ -7,8 +7,12 @@
 
 #include <unistd.h>
 
+#include <boost/json/parse.hpp>
+
 #include <cstdlib>
 #include <filesystem>
+#include <set>
+#include <sstream>
 #include <string>
 
 using streamt::test::process_result;
@@ -304,6 +308,73 @@ BOOST_AUTO_TEST_CASE(a_metrics_address_that_is_taken_exits_78_before_the_state_d
   BOOST_TEST(contains(r.err, "cannot serve metrics on " + address), r.err);
   BOOST_TEST(contains(r.err, "choose another --metrics-address"), r.err);
   BOOST_TEST(!std::filesystem::exists(dir.file("state")));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(run_log)
+
+// These runs get as far as creating their clients and fail to reach a
+// broker on a port where none listens (exit 69): enough for lines of every
+// channel.
+
+BOOST_AUTO_TEST_CASE(with_log_format_json_every_line_is_a_json_object_naming_the_application_and_plan) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string digest(boost::json::parse(read_text(plan)).at("digest").as_string());
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--connect-timeout-ms", "1000", "--log-format", "json"});
+  BOOST_TEST(r.exit_code == 69, r.err);
+  std::set<std::string> channels;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    BOOST_TEST_INFO("line: " << line);
+    // Strict: Boost.JSON's parser refuses invalid UTF-8 as well as bad syntax.
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(line, ec);
+    BOOST_TEST_REQUIRE((!ec && v.is_object()));
+    const boost::json::object& o = v.as_object();
+    BOOST_TEST(o.contains("time"));
+    BOOST_TEST(o.contains("level"));
+    BOOST_TEST(o.contains("message"));
+    BOOST_TEST((o.contains("application_id") && o.at("application_id") == "orders-big"));
+    BOOST_TEST((o.contains("plan_digest") && o.at("plan_digest").as_string() == digest));
+    const std::string channel = o.contains("channel") ? std::string(o.at("channel").as_string()) : "";
+    channels.insert(channel);
+    // No transaction begins without a broker; the engine's lines say so.
+    if (channel == "engine") BOOST_TEST((o.contains("txn") && o.at("txn") == 0));
+  }
+  BOOST_TEST(channels.count("engine") == 1u, r.err);  // the start line and the failure
+  BOOST_TEST(channels.count("cli") == 1u, r.err);     // the command's closing error
+  // librdkafka's "Connection refused", from its own thread: named through
+  // the process-wide attributes the CLI sets.
+  BOOST_TEST(channels.count("kafka") == 1u, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(the_text_log_has_utc_times_and_names_the_application_plan_and_transaction) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string digest(boost::json::parse(read_text(plan)).at("digest").as_string());
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--connect-timeout-ms", "1000"});
+  BOOST_TEST(r.exit_code == 69, r.err);
+  const std::string bracket =
+      " info engine [orders-big " + digest.substr(0, 19) + " txn 0]: starting orders-big";
+  const std::size_t at = r.err.find(bracket);
+  BOOST_TEST_REQUIRE(at != std::string::npos, r.err);
+  // "2026-12-01T05:00:00.123456Z" right before it, at the start of the line.
+  BOOST_TEST_REQUIRE(at >= 27u);
+  BOOST_TEST(r.err[at - 1] == 'Z');
+  BOOST_TEST(r.err[at - 17] == 'T');
+  BOOST_TEST((at == 27u || r.err[at - 28] == '\n'), r.err);
+  BOOST_TEST(contains(r.err, "streamt run: "), r.err);  // the closing error stays plain text
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_log_format_is_a_usage_error) {
+  process_result r =
+      run_streamt({"run", "plan.json", "--bootstrap-servers", "127.0.0.1:1", "--log-format", "xml"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "--log-format takes text or json"), r.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -51,6 +51,7 @@ constexpr std::string_view help =
     "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
     "                                (port 0: any free port, logged at start)\n"
     "  --log-level LEVEL             trace, debug, info (default), warning, error\n"
+    "  --log-format FORMAT           text (default), or json: one JSON object a line\n"
     "\n"
     "Settings the engine owns (isolation.level, transactional.id, enable.auto.commit,\n"
     "group.id, enable.idempotence, ...) are refused. A value may take secrets from\n"
@@ -89,11 +90,12 @@ int cmd_run(std::span<char* const> args) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, &previous_mask);
-  option_spec spec{{"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
-                    "--max-records-per-transaction", "--reset-offsets", "--expect-digest",
-                    "--stop-timeout-ms", "--connect-timeout-ms", "--log-level", "--metrics-address"},
-                   {"--help", "--allow-output-change"},
-                   {"-X"}};
+  option_spec spec{
+      {"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
+       "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
+       "--connect-timeout-ms", "--log-level", "--log-format", "--metrics-address"},
+      {"--help", "--allow-output-change"},
+      {"-X"}};
   arguments a;
   if (auto err = parse(args, spec, a)) return usage_error("run", *err);
   if (a.has("--help")) {
@@ -156,6 +158,15 @@ int cmd_run(std::span<char* const> args) {
     else
       return usage_error("run", "--log-level takes trace, debug, info, warning or error");
   }
+  engine::log_format format = engine::log_format::text;
+  if (auto v = a.get("--log-format")) {
+    if (*v == "text")
+      format = engine::log_format::text;
+    else if (*v == "json")
+      format = engine::log_format::json;
+    else
+      return usage_error("run", "--log-format takes text or json");
+  }
 
   // The plan is validated completely before any Kafka client exists.
   engine::exit_code code{};
@@ -199,7 +210,20 @@ int cmd_run(std::span<char* const> args) {
   // it opens the state directory (engine::async_run).
   options.state_dir = a.get("--state-dir").value_or(default_state_dir(p->identity.application_id));
 
-  engine::init_console_logging(level);
+  engine::init_console_logging(level, format);
+  // One pipeline per process: librdkafka's lines, which reach the log from
+  // its own threads and know no pipeline, name this one too.
+  engine::set_process_pipeline_attributes(p->identity.application_id, plan::digest(*p));
+  // From here on, the CLI's own lines are log lines in JSON, so that a
+  // collector reading stderr meets nothing it can't parse; as text they
+  // stay the plain "streamt run: ..." they were.
+  engine::logger cli_log(boost::log::keywords::channel = "cli");
+  auto say = [&](const std::string& message) {
+    if (format == engine::log_format::json)
+      STREAMT_LOG(cli_log, error) << message;
+    else
+      std::cerr << "streamt run: " << message << '\n' << std::flush;
+  };
   boost::asio::io_context io(1);
   // The endpoints listen before the run starts: a port that is taken is an
   // error before anything touches Kafka, and /healthz answers from the start.
@@ -208,8 +232,8 @@ int cmd_run(std::span<char* const> args) {
   if (metrics_at) {
     auto server = engine::metrics_server::listen(io.get_executor(), *metrics_at, options.metrics);
     if (!server) {
-      std::cerr << "streamt run: cannot serve metrics on " << *a.get("--metrics-address") << ": "
-                << server.error().message() << "; choose another --metrics-address\n";
+      say("cannot serve metrics on " + *a.get("--metrics-address") + ": " + server.error().message() +
+          "; choose another --metrics-address");
       return engine::to_int(engine::exit_code::config);
     }
     metrics_server = std::move(*server);
@@ -260,10 +284,9 @@ int cmd_run(std::span<char* const> args) {
     hard_deadline.expires_after(terminal_grace);
     hard_deadline.async_wait([&](boost::system::error_code hec) {
       if (hec || report || crashed) return;
-      std::cerr << "streamt run: still not stopped " << terminal_grace.count()
-                << " s after the terminal stop (a librdkafka call does not return); exiting now. The "
-                   "broker aborts the open transaction after transaction.timeout.ms\n"
-                << std::flush;
+      say("still not stopped " + std::to_string(terminal_grace.count()) +
+          " s after the terminal stop (a librdkafka call does not return); exiting now. The broker "
+          "aborts the open transaction after transaction.timeout.ms");
       std::_Exit(engine::to_int(engine::exit_code::temporary_failure));
     });
   };
@@ -295,7 +318,7 @@ int cmd_run(std::span<char* const> args) {
 
   if (crashed) std::rethrow_exception(crashed);  // a bug: main() reports it as an internal error
   if (!report) return engine::to_int(engine::exit_code::internal);
-  if (report->status != engine::run_status::stopped) std::cerr << "streamt run: " << report->message << '\n';
+  if (report->status != engine::run_status::stopped) say(report->message);
   return engine::to_int(engine::exit_code_of(report->status));
 }
 
