@@ -41,7 +41,7 @@ constexpr std::string_view help =
     "  -X KEY=VALUE                  a librdkafka setting (repeatable): TLS, SASL, timeouts\n"
     "  --config FILE                 librdkafka settings in Java properties syntax\n"
     "  --commit-interval-ms N        commit at least this often (default 100)\n"
-    "  --max-records-per-transaction N   and at the latest after N records (default 10000)\n"
+    "  --max-records-per-transaction N   and at the latest after N records (default 50000)\n"
     "  --reset-offsets earliest|latest   proceed when a committed offset is out of range\n"
     "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
     "  --allow-output-change         accept a changed projection on restart\n"
