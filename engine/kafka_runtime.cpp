@@ -527,12 +527,10 @@ class runtime {
         break;
       }
     }
-    const record_counts before = counts_;
-    batch_result r = process_batch(views_, stages_, *sink_, counts_);
-    txn_counts_.consumed += counts_.consumed - before.consumed;
-    txn_counts_.emitted += counts_.emitted - before.emitted;
-    txn_counts_.filtered += counts_.filtered - before.filtered;
-    txn_counts_.tombstones += counts_.tombstones - before.tombstones;
+    record_counts batch;
+    batch_result r = process_batch(views_, stages_, *sink_, batch);
+    counts_ += batch;
+    txn_counts_ += batch;
     if (refused && !r.invalid) r.invalid = std::move(refused);
     // One map update per run of records from the same partition, not per
     // record: the key is a topic_partition with an owned string.
@@ -1187,10 +1185,7 @@ namespace {
 
 // Adds the counters of a run that ended to those of the runs before it.
 run_report merged(run_report earlier, run_report last) {
-  last.counts.consumed += earlier.counts.consumed;
-  last.counts.emitted += earlier.counts.emitted;
-  last.counts.filtered += earlier.counts.filtered;
-  last.counts.tombstones += earlier.counts.tombstones;
+  last.counts += earlier.counts;
   last.transactions_committed += earlier.transactions_committed;
   last.transactions_aborted += earlier.transactions_aborted;
   last.commit_retries += earlier.commit_retries;

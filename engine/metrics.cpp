@@ -174,10 +174,7 @@ void metrics::stopping() {
 void metrics::committed(const record_counts& records, std::chrono::steady_clock::duration took) {
   const double seconds = std::chrono::duration<double>(took).count();
   std::lock_guard lock(mutex_);
-  records_.consumed += records.consumed;
-  records_.emitted += records.emitted;
-  records_.filtered += records.filtered;
-  records_.tombstones += records.tombstones;
+  records_ += records;
   ++committed_txns_;
   std::size_t bucket = 0;
   while (bucket < std::size(commit_latency_buckets) && seconds > commit_latency_buckets[bucket]) ++bucket;

@@ -33,6 +33,14 @@ struct record_counts {
   std::uint64_t emitted = 0;     // records written to the sink
   std::uint64_t filtered = 0;    // records the predicate dropped
   std::uint64_t tombstones = 0;  // null values dropped
+
+  record_counts& operator+=(const record_counts& o) noexcept {
+    consumed += o.consumed;
+    emitted += o.emitted;
+    filtered += o.filtered;
+    tombstones += o.tombstones;
+    return *this;
+  }
 };
 
 // The first invalid record: where it is and why. The diagnostic comes from
