@@ -1,6 +1,7 @@
 #include "engine/log.hpp"
 
 #include "kafka/config.hpp"
+#include "plan/utf8.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -51,32 +52,16 @@ std::chrono::system_clock::time_point time_of(const boost::log::record_view& rec
 }
 
 // `s` with every byte that does not start a well-formed UTF-8 sequence
-// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF)
+// (plan/utf8.hpp: the rule the lexer, the JSON parser and the decoder share)
 // replaced by U+FFFD. boost::json::serialize escapes quotes, backslashes and
 // control characters but copies other bytes as they are, so a stray byte
 // from a broker's error string would make the line invalid JSON.
 std::string valid_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char b0 = byte(i);
-    std::size_t n = b0 < 0x80                  ? 1
-                    : b0 >= 0xC2 && b0 <= 0xDF ? 2
-                    : b0 >= 0xE0 && b0 <= 0xEF ? 3
-                    : b0 >= 0xF0 && b0 <= 0xF4 ? 4
-                                               : 0;
-    if (n > 1 && i + n > s.size()) n = 0;
-    if (n > 1) {
-      // The second byte's range is narrower after these lead bytes: that is
-      // what excludes overlong forms, surrogates and code points past U+10FFFF.
-      const unsigned char low = b0 == 0xE0 ? 0xA0 : b0 == 0xF0 ? 0x90 : 0x80;
-      const unsigned char high = b0 == 0xED ? 0x9F : b0 == 0xF4 ? 0x8F : 0xBF;
-      if (byte(i + 1) < low || byte(i + 1) > high) n = 0;
-      for (std::size_t k = 2; n != 0 && k < n; ++k)
-        if ((byte(i + k) & 0xC0) != 0x80) n = 0;
-    }
+  std::uint32_t cp = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = plan::utf8_sequence_length(s, i, cp);
     if (n == 0) {
       out += "\xEF\xBF\xBD";
       ++i;
