@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // bench_copy: the ceiling of bench/compare. A plain librdkafka
 // consume-then-produce copy of every record, at least once, with no
 // transactions and no JSON work: what the broker and one client pair move on

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // What bench_loadgen, bench_copy and bench_probe share: librdkafka handles
 // with RAII, configuration that fails loudly, `--key value` options, the
 // record generator and the order-independent digest of a set of records.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // bench_loadgen: writes the benchmark's order records into a topic, as fast as
 // it can (the preload) or at a fixed rate (the latency load), and says how
 // many of them pass each filter.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The note and flag values of the benchmarks' generated orders, shared by
 // bench_stage_pipeline (in memory) and bench/compare's loader (on a topic),

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // bench_probe: bench/compare's observer. It shares no code with the engine
 // (librdkafka's C API only) and reads everything under read_committed, so
 // what it counts is what a downstream exactly-once consumer would see.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // Throughput of the synchronous stage pipeline (decode → predicate → project
 // → encode) on one thread, over generated order records of about 100 bytes.
 //

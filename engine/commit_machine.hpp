@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The transactional commit as a pure state machine (sans-io, in the manner of
 // Boost.MySQL's connection algorithms): it never touches Kafka, a clock or a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Exit codes are part of the interface (BRIEF §6). The values above 2 follow
 // BSD sysexits.h so that supervisors (systemd, Kubernetes) can tell a poisoned

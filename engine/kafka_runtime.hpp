@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The exactly-once Kafka runtime (`streamt run`, BRIEF §5): consume
 // read_committed → the operators' stages → produce transactionally → send the

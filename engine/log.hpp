@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Logging for the engine: Boost.Log, one channel per folder ("engine",
 // "kafka"), a line per lifecycle event. The pipeline's identity travels as

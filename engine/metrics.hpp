@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // What a running engine reports to an operator: the Prometheus metrics of
 // docs/metrics.md, and the liveness and readiness that /healthz and /readyz

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #include "engine/metrics_server.hpp"
 
 #include "engine/log.hpp"

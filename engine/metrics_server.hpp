@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The HTTP endpoints of a running engine (`streamt run --metrics-address`),
 // served with Boost.Beast on the engine's own executor:

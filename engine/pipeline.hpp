@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The pipeline loop for a source that ends (offline replay): await a batch,
 // run it through the stages, await the sink's flush, repeat. It stops at the

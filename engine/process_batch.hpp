@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The one path every record follows through the stages, shared by every
 // driver (offline replay, Kafka). A driver hands it a batch of record views

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The engine's view of one input record, whatever its origin: a line of a
 // kcat envelope file (replay) or an rd_kafka_message_t (Kafka). Views only:

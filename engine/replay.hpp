@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Offline replay (`streamt replay`): the plan's pipeline driven by a file of
 // records in kcat's `-J` envelope, one JSON object a line:

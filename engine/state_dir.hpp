@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The state directory (`streamt run --state-dir`, BRIEF §5). It holds:
 //   lock           an flock held while a process runs from this directory, so

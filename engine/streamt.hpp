@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The embedding API: what an Asio application includes to run a plan on its
 // own io_context. Installed as <streamt/engine.hpp>; find_package(streamt)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Runs a blocking librdkafka call on a dedicated executor (a one-thread pool)
 // and completes on the caller's executor. The io_context that serves delivery

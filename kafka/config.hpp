@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // librdkafka configuration: building rd_kafka_conf_t from key/value settings,
 // guarding the settings exactly-once depends on, keeping secrets out of logs,

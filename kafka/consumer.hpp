@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The consumer side of exactly-once: a thin, honest wrapper over a librdkafka
 // KafkaConsumer that never decides anything the engine must decide.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Owning handles for every librdkafka object we hold. A raw pointer that
 // escapes its scope leaks a broker connection or a message buffer; with these

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #include "kafka/producer.hpp"
 
 #include "kafka/blocking_call.hpp"

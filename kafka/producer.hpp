@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The producer side of exactly-once: a transactional, idempotent librdkafka
 // producer, wrapped thinly.

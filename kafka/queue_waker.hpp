@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Wakes a coroutine when a librdkafka queue receives something, without
 // polling on a timer.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Partitions and offsets as owned plain data, and conversion to and from
 // librdkafka's rd_kafka_topic_partition_list_t.

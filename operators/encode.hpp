@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // encode: typed row → the output value, a compact JSON object with the
 // projected columns in projection order under their output names (BRIEF §4).

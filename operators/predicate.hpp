@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // predicate: the WHERE clause, an AND of conditions (empty: every row passes),
 // evaluated on the decoded row with SQL's three-valued logic collapsed to

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // project: which slots of the decoded row leave the pipeline, in which order,
 // under which output names. It only describes; encode renders it, so a row is

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The decoded, typed record: one slot per schema column, in schema order.
 // A row is reused for every record of a pipeline: decode overwrites each slot.

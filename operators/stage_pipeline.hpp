@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The four stages composed for one record value: decode → predicate →
 // project → encode. This is the one path every record follows, whether it

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // A diagnostic is how every expected failure in streamt is reported: a bad
 // SQL statement, a malformed schema or plan, an invalid record. It is a value,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Private helpers shared by the schema loader and the plan file code: JSON
 // paths, quoting user text in messages, strict member checks, and the one

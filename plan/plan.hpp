@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The plan v1 model: what `streamt compile` produces and what the engine runs.
 // It is plain data, validated once (by the compiler or by the plan loader) and

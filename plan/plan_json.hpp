@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The plan file: its canonical JSON form, its digest, and the strict loader
 // the engine runs before it constructs any Kafka client (BRIEF §3).

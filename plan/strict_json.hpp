@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Parsing user-written JSON (schemas, plans) strictly: one document, no
 // duplicate keys anywhere, no comments, valid UTF-8, bounded depth and size.

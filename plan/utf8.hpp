@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // UTF-8 well-formedness (RFC 3629: no overlong forms, no surrogates, nothing
 // above U+10FFFF), shared by the SQL lexer, the strict JSON parser and the

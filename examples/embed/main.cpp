@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // embed: runs a streamt plan on the application's own io_context, beside the
 // application's own work (here a timer that ticks), and stops it cleanly with
 // Asio cancellation: on SIGTERM or SIGINT, or once N records were consumed.

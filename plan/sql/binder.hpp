@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Phase 3 of the SQL compiler: resolve the parsed query's names against the
 // schema and check every predicate's types. What comes out can be put into a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // SQL text → plan v1. The phases are lex → parse → bind (names and types
 // against the schema) → plan. Each returns a diagnostic with line:column

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The words the SQL subset reserves, and the shape of an identifier. The lexer
 // uses them to tokenise; the schema loader uses them to refuse column and

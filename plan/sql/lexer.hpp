@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Phase 1 of the SQL compiler: text → tokens. The lexer knows nothing of the
 // grammar; it validates the bytes (UTF-8, ASCII outside string literals),

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Phase 2 of the SQL compiler: tokens → a small AST of exactly the subset
 //   SELECT <col> [AS <alias>], ... FROM <source> [WHERE <pred> AND ...] [;]

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Runs the streamt binary as a user would: arguments, standard input from a
 // string, standard output and error captured, exit code returned.

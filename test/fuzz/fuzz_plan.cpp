@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // fuzz_plan: plan file bytes through the strict loader the engine runs first.
 //
 // Invariants beyond "no crash, no sanitizer report, no exception":

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // fuzz_record: record value bytes through the decode stage and the whole
 // stage pipeline of two fixed plans (one without a predicate, one with).
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // fuzz_sql: SQL text against a fixed schema through the whole compiler.
 //
 // Invariants beyond "no crash, no sanitizer report, no exception":

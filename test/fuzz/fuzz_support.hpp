@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Shared by the three fuzz targets (fuzz_sql, fuzz_plan, fuzz_record) and by
 // the regression replay test that runs the same target bodies in the normal

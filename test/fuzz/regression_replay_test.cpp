@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #define BOOST_TEST_MODULE fuzz_regressions
 // Replays every file of corpus/<target>/ and regressions/<target>/ through the
 // fuzz target bodies in the normal (gcc) build, so an input that once crashed

@@ -1,4 +1,7 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 """Writes seed inputs for the fuzz targets into DIR/<target>/ from the golden
 test data (test/data/) and examples/. `tools/fuzz --reseed` runs it and then
 merges the seeds into test/fuzz/corpus/ with libFuzzer's -merge=1, which keeps

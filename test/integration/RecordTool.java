@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // Byte-exact produce and dump for keys_headers_timestamps.sh, with the Java
 // client (independent of the librdkafka under test). tools/kafka-local's
 // produce takes neither headers nor timestamps, and its dump decodes keys

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # BRIEF §5, §6: `streamt run` refuses what it cannot run exactly-once, with
 # the documented exit code and a message naming the cause, before any
 # transaction: an unreachable broker (69), a missing source or sink topic

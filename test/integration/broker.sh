@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # ctest fixture: starts one real Kafka 4.3.1 broker (tools/kafka-local) for
 # the integration tests of a run, and stops it afterwards.
 #   broker.sh start ENV_FILE   writes STREAMT_KAFKA_DIR=... STREAMT_BOOTSTRAP=...

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # The embedding API as a user gets it: `cmake --install` to a temporary prefix,
 # examples/embed configured and built against that prefix only (its
 # find_package(streamt), and again with pkg-config), then run against the

@@ -1,4 +1,7 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 """Where Kafka's Java producer puts a keyed record: our own implementation of
 org.apache.kafka.common.utils.Utils.murmur2 and the default partitioner's
 toPositive(murmur2(keyBytes)) % numPartitions (BRIEF §4), so the tests can

@@ -1,3 +1,6 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # Shared helpers for the integration tests (bash). Each test sources this
 # file; ctest sets STREAMT_BINARY, STREAMT_BROKER_ENV (the running broker of
 # the fixture) and STREAMT_EVIDENCE_DIR.

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # Issue 6: `streamt run --metrics-address`. /readyz turns ready only once the
 # group has assigned the engine its partitions; /metrics scraped during the
 # run counts exactly the records processed (and the sink holds what it says

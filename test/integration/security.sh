@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # TLS and SASL/SCRAM against a real Kafka 4.3.1 broker, and no secret in any
 # output (issue 4; BRIEF §6 "Secrets never appear in logs").
 #

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # BRIEF §5 scale-out: two engines with one application id (each its own
 # --state-dir, so their own transactional ids) share a 4-partition input
 # through the consumer group. The first half of the records is processed by

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # The bash completion and the man page list exactly the subcommands and
 # options the binary's --help texts list, so neither goes stale when an
 # option is added. Needs STREAMT_BINARY (set by ctest) and bash-completion

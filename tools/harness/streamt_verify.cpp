@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // streamt-verify: the fault harness's independent Kafka client (see README.md).
 //
 // It links librdkafka's C API directly and nothing of ours but nothing of

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // The two read-only checks tests make against the local broker, with exact
 // answers instead of the console tools' guesses:
 //

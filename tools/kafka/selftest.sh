@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # Checks tools/kafka-local against a real broker it starts: jar verification,
 # start/stop safety, the client commands, run-with-broker's exit code, and
 # (when a C compiler and librdkafka-dev are present) the librdkafka

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Small pieces every `streamt` subcommand shares: argument parsing, reading
 // input files, atomic output files, and printing diagnostics the way

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // streamt check: validate a plan on its own and print what a reviewer needs
 // to pin it: identity and digest.
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // streamt compile: SQL + schema → plan v1 (BRIEF §3).
 
 #include "plan/plan_json.hpp"

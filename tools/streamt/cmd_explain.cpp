@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // streamt explain: the pipeline a plan runs, stage by stage, in words a
 // reviewer can check against the SQL they meant.
 

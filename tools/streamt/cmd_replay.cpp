@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // streamt replay: the plan's pipeline offline, over kcat -J envelopes.
 
 #include "engine/replay.hpp"

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // streamt run: the plan against Kafka, exactly once (BRIEF §5, §6).
 
 #include "engine/kafka_runtime.hpp"

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 // streamt: compile a SQL transform into a reviewed plan and run it.
 // Each subcommand lives in its own cmd_*.cpp; this file only dispatches.
 

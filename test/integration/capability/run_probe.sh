@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
 # ctest "capability": runs tools/kafka/probe/txn_probe (built from that C
 # source against the same librdkafka the engine links) on the fixture's
 # broker. It checks idempotent produce, init_transactions, begin, produce,

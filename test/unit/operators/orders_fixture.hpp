@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // The schema shared by the operator tests and the record table:
 //   id STRING NOT NULL, amount BIGINT NOT NULL, note STRING NULL, flag BOOLEAN NULL

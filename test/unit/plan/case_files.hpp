@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 #pragma once
 // Data-driven cases under test/data/<dir>/: `<name>.json` is the input. A
 // `<name>.error` sidecar lists what the diagnostic must hold, one `key: value`

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
 /*
  * txn_probe: does the linked librdkafka produce, consume, run an idempotent
  * producer and run transactions (init, begin, produce,
