@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# BRIEF §4: the output keeps the input key bytes (null stays null, empty
+# contract §4: the output keeps the input key bytes (null stays null, empty
 # stays empty, binary stays binary), the headers (order, duplicates, null and
 # empty values, binary values) and the create timestamp; tombstones are
 # dropped and their offsets committed, also when the last record is one.

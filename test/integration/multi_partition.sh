@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# BRIEF §4, §5 on four partitions: 400 records of 40 keys, each value
+# contract §4, §5 on four partitions: 400 records of 40 keys, each value
 # carrying its key and a per-key sequence number (every fifth filtered out),
 # through one engine into a 4-partition sink. Checks record by record that
 # every expected output is there exactly once and nothing else is, that each
