@@ -10,7 +10,7 @@
 //     auto a = m.step(commit::batch_ready{});
 //     while (!a.is_terminal()) { event e = perform(a); a = m.step(e); }
 //
-// Rules it enforces (BRIEF §5, STYLE.md "The transactional commit"):
+// Rules it enforces (contract §5, STYLE.md "The transactional commit"):
 //  - Once commit_transaction has started, it runs to an outcome: cancellation
 //    is honoured only before it.
 //  - A commit that failed retriably or timed out has an UNKNOWN outcome: it

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// Exit codes are part of the interface (BRIEF §6). The values above 2 follow
+// Exit codes are part of the interface (contract §6). The values above 2 follow
 // BSD sysexits.h so that supervisors (systemd, Kubernetes) can tell a poisoned
 // record, which a restart cannot fix, from a transient outage, which it can.
 

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// The exactly-once Kafka runtime (`streamt run`, BRIEF §5): consume
+// The exactly-once Kafka runtime (`streamt run`, contract §5): consume
 // read_committed → the operators' stages → produce transactionally → send the
 // consumed offsets → commit, every commit interval or record bound.
 //

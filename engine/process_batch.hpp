@@ -8,7 +8,7 @@
 // order and stops at the first invalid record, reporting how many records
 // before it were fully handled. That count is what a driver may commit:
 // the invalid record's own offset is never passed, so the committed offset
-// of its partition equals the invalid record's offset (BRIEF §5).
+// of its partition equals the invalid record's offset (contract §5).
 
 #include "engine/record.hpp"
 #include "operators/stage_pipeline.hpp"

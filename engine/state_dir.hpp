@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// The state directory (`streamt run --state-dir`, BRIEF §5). It holds:
+// The state directory (`streamt run --state-dir`, contract §5). It holds:
 //   lock           an flock held while a process runs from this directory, so
 //                  two processes can't run the same identity from it;
 //   identity.json  the identity of the plan last run here, and this

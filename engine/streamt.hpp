@@ -52,7 +52,7 @@
 
 namespace streamt {
 
-// The strict plan loader (BRIEF §3), as `streamt check` runs it: a plan from
+// The strict plan loader (contract §3), as `streamt check` runs it: a plan from
 // a string (the text `streamt compile` wrote).
 inline result<plan::plan> load_plan(std::string_view json_text) { return plan::load_plan(json_text); }
 

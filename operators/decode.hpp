@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// decode: record value bytes → typed row, enforcing BRIEF §4.
+// decode: record value bytes → typed row, enforcing contract §4.
 //
 // The value must be one UTF-8 JSON object holding exactly the declared
 // columns, each once, each with its declared JSON type (null only where the

@@ -3,7 +3,7 @@
 
 #pragma once
 // encode: typed row → the output value, a compact JSON object with the
-// projected columns in projection order under their output names (BRIEF §4).
+// projected columns in projection order under their output names (contract §4).
 //
 // Every `"name":` (with its separator) is rendered and escaped once, when the
 // definition is built, together with what can follow it whole (`null`,

@@ -3,7 +3,7 @@
 
 #pragma once
 // The plan file: its canonical JSON form, its digest, and the strict loader
-// the engine runs before it constructs any Kafka client (BRIEF §3).
+// the engine runs before it constructs any Kafka client (contract §3).
 //
 // Canonical form: compact JSON, keys in the fixed order written by
 // canonical_json(), no "digest" member. The digest is

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// The source schema file (BRIEF §3):
+// The source schema file (contract §3):
 //   {"source": "orders", "topic": "orders",
 //    "columns": [{"name": "id", "type": "STRING", "nullable": false}, ...]}
 // Strict: unknown or duplicate fields, wrong JSON types, unknown column types,

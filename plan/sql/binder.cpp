@@ -31,7 +31,7 @@ diagnostic error(std::string code, const position& at, std::string message) {
   return make_diagnostic(phase::bind, std::move(code), at, std::move(message));
 }
 
-// Names are case-sensitive (BRIEF §2), so `ID` is not `id`; but saying so
+// Names are case-sensitive (contract §2), so `ID` is not `id`; but saying so
 // beats a bare "unknown column" when that is the only difference.
 result<std::size_t> resolve_column(const schema& s, const name_ref& n) {
   if (auto i = s.find(n.name)) return *i;

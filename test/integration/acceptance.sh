@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The streamt authors
 
-# BRIEF §7: the acceptance sequence of the seed proof, on a real broker.
+# contract §7: the acceptance sequence of the seed proof, on a real broker.
 #   1. amount >= 50 over a120 b20 c35 d90 e110 f5 → a120 d90 e110; committed 6
 #   2. clean stop; restart with amount >= 100 (same identity); g130 h60 i99
 #      → only g130 added; committed 9

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The streamt authors
 
-# BRIEF §5, §6: `streamt run` refuses what it cannot run exactly-once, with
+# contract §5, §6: `streamt run` refuses what it cannot run exactly-once, with
 # the documented exit code and a message naming the cause, before any
 # transaction: an unreachable broker (69), a missing source or sink topic
 # (69), an engine-owned client setting from -X or --config (78), a state

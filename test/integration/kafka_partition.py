@@ -4,7 +4,7 @@
 
 """Where Kafka's Java producer puts a keyed record: our own implementation of
 org.apache.kafka.common.utils.Utils.murmur2 and the default partitioner's
-toPositive(murmur2(keyBytes)) % numPartitions (BRIEF §4), so the tests can
+toPositive(murmur2(keyBytes)) % numPartitions (contract §4), so the tests can
 check the engine's output placement without trusting librdkafka.
 
 As a command: kafka_partition.py PARTITIONS KEY...  prints one partition a key.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The streamt authors
 
-# BRIEF §4: the output keeps the input key bytes (null stays null, empty
+# contract §4: the output keeps the input key bytes (null stays null, empty
 # stays empty, binary stays binary), the headers (order, duplicates, null and
 # empty values, binary values) and the create timestamp; tombstones are
 # dropped and their offsets committed, also when the last record is one.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The streamt authors
 
-# BRIEF §4, §5 on four partitions: 400 records of 40 keys, each value
+# contract §4, §5 on four partitions: 400 records of 40 keys, each value
 # carrying its key and a per-key sequence number (every fifth filtered out),
 # through one engine into a 4-partition sink. Checks record by record that
 # every expected output is there exactly once and nothing else is, that each

@@ -3,7 +3,7 @@
 # SPDX-FileCopyrightText: 2026 The streamt authors
 
 # TLS and SASL/SCRAM against a real Kafka 4.3.1 broker, and no secret in any
-# output (issue 4; BRIEF §6 "Secrets never appear in logs").
+# output (issue 4; contract §6 "Secrets never appear in logs").
 #
 # Runs its own broker (tools/kafka-local start --tls-dir --scram-user), not
 # the fixture's: the listeners and users are part of what is tested. The CA,

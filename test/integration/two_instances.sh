@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The streamt authors
 
-# BRIEF §5 scale-out: two engines with one application id (each its own
+# contract §5 scale-out: two engines with one application id (each its own
 # --state-dir, so their own transactional ids) share a 4-partition input
 # through the consumer group. The first half of the records is processed by
 # both; one engine stops cleanly (SIGTERM), the second half is produced and

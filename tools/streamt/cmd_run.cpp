@@ -277,7 +277,7 @@ int cmd_run(std::span<char* const> args) {
   // A terminal stop is honoured between librdkafka calls, but a blocking
   // call can hang (consumer_close in a group whose coordinator is gone,
   // abort_transaction towards a partition with no leader): seen for minutes
-  // in tests. "Stops at once" (BRIEF §5) must hold anyway, so a terminal stop
+  // in tests. "Stops at once" (contract §5) must hold anyway, so a terminal stop
   // that has not ended the run within this grace ends the process. Nothing
   // is lost: the broker aborts the open transaction after
   // transaction.timeout.ms, and the group drops us after session.timeout.ms.

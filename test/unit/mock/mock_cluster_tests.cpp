@@ -87,7 +87,7 @@ plan::plan orders_plan() {
   return p;
 }
 
-// BRIEF §7's first phase: six orders, three of them (a, d, e) pass the filter.
+// contract §7's first phase: six orders, three of them (a, d, e) pass the filter.
 const std::vector<std::pair<std::string, std::string>> six_orders{
     {"a", R"({"id":"a","amount":120})"}, {"b", R"({"id":"b","amount":10})"},
     {"c", R"({"id":"c","amount":20})"},  {"d", R"({"id":"d","amount":90})"},
@@ -551,7 +551,7 @@ BOOST_AUTO_TEST_CASE(a_fatal_invalid_txn_state_restarts_the_run_in_process_and_i
 }
 
 // Refused at init_transactions (before anything is consumed) is "transactions
-// refused" for the operator (exit 69, BRIEF §6), not a fencing.
+// refused" for the operator (exit 69, contract §6), not a fencing.
 BOOST_AUTO_TEST_CASE(
     a_transactional_id_authorization_failure_at_init_ends_the_run_as_unavailable_before_consuming) {
   mock_cluster cluster(1);

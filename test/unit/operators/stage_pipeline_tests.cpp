@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(reports_an_invalid_record_and_keeps_working_afterwards) {
 }
 
 BOOST_AUTO_TEST_CASE(runs_the_acceptance_phase_one_sequence) {
-  // BRIEF §7 phase 1: a120, b?, c?, d90, e110, f? with amount >= 50.
+  // contract §7 phase 1: a120, b?, c?, d90, e110, f? with amount >= 50.
   plan::plan pl = t::orders_plan_where({{t::amount, plan::compare_op::ge, std::int64_t{50}}});
   pl.projection = {{t::id, "id"}, {t::amount, "amount"}};
   ops::stage_pipeline p(pl);

@@ -19,7 +19,7 @@ namespace data = boost::unit_test::data;
 
 namespace {
 
-// The plan of BRIEF §7 with one more column of each kind: kept in sync with
+// The plan of contract §7 with one more column of each kind: kept in sync with
 // test/data/plans/valid_orders.json.
 plan sample_plan() {
   plan p;

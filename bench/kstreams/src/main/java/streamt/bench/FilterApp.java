@@ -29,7 +29,7 @@ import org.apache.kafka.streams.kstream.Produced;
  * <pre>SELECT id AS order_id, amount, note, flag FROM orders [WHERE amount &gt;= MIN]</pre>
  *
  * <p>over values like {"id":"o-0000123","amount":734,"note":"...","flag":true}. A record is
- * checked as the engine checks it (BRIEF section 4) as far as Jackson's tree model allows: one JSON
+ * checked as the engine checks it (contract section 4) as far as Jackson's tree model allows: one JSON
  * object with exactly the four declared members, no duplicates, no trailing data; id a string;
  * amount a JSON integer in the signed 64-bit range (not "120", 120.0 or 1e2); note a string or
  * null; flag a boolean or null. A tombstone is dropped. An invalid record fails the application,
