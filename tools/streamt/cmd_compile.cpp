@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
-// streamt compile: SQL + schema → plan v1 (BRIEF §3).
+// streamt compile: SQL + schema → plan v1 (contract §3).
 
 #include "plan/plan_json.hpp"
 #include "plan/schema_file.hpp"

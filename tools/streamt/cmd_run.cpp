@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
-// streamt run: the plan against Kafka, exactly once (BRIEF §5, §6).
+// streamt run: the plan against Kafka, exactly once (contract §5, §6).
 
 #include "engine/kafka_runtime.hpp"
 #include "engine/log.hpp"
