@@ -11,10 +11,10 @@
 namespace streamt {
 
 result<std::string> read_input(const std::string& path, std::size_t max_bytes) {
-  auto failure = [&](std::string message) {
+  auto failure = [&](std::string message, const char* code = "unreadable_input") {
     diagnostic d;
     d.phase = phase::plan;
-    d.code = "unreadable_input";
+    d.code = code;
     d.message = std::move(message);
     return d;
   };
@@ -31,7 +31,8 @@ result<std::string> read_input(const std::string& path, std::size_t max_bytes) {
     data.append(buf, static_cast<std::size_t>(in->gcount()));
     if (data.size() > max_bytes)
       return failure("'" + path + "' holds more than " + std::to_string(max_bytes) +
-                     " bytes, the limit for this input; check that it is the right file");
+                         " bytes, the limit for this input; check that it is the right file",
+                     "input_too_large");
   }
   if (in->bad()) return failure("reading '" + path + "' failed");
   return data;

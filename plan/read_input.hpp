@@ -19,9 +19,14 @@ namespace streamt {
 // the loader say so, while a wrong path to a huge file is still bounded.
 inline constexpr std::size_t plan_file_read_limit = 64u << 20;
 
+// A SQL file likewise: the compiler refuses text over plan::max_sql_bytes with
+// `sql_too_large` at the first byte past it, so the reader stops only later.
+inline constexpr std::size_t sql_file_read_limit = 1u << 20;
+
 // Reads a whole file, or standard input for "-". Refuses more than
 // `max_bytes` (so an accidental multi-gigabyte argument fails fast). Errors
-// are diagnostics with code `unreadable_input` naming the path.
+// are diagnostics naming the path, with code `input_too_large` for more than
+// `max_bytes` and `unreadable_input` for everything else.
 result<std::string> read_input(const std::string& path, std::size_t max_bytes);
 
 }  // namespace streamt

@@ -85,6 +85,33 @@ BOOST_AUTO_TEST_CASE(rejects_or_with_its_position_and_writes_nothing) {
   BOOST_TEST(r.out.empty());
 }
 
+// Over plan::max_sql_bytes (64 KiB) the compiler itself refuses the text,
+// naming the limit and the position past it: rejected SQL (1), not usage.
+BOOST_AUTO_TEST_CASE(rejects_sql_over_64_kib_as_sql_too_large_with_exit_1) {
+  temp_dir dir;
+  std::string sql = "SELECT id FROM orders WHERE amount >= 50\n";
+  while (sql.size() <= 64 * 1024) sql += "AND amount >= 50\n";
+  write_text(dir.file("big.sql"), sql);
+  process_result r = run_streamt(
+      {"compile", "--schema", schema, "--application-id", "a", "--sink-topic", "b", dir.file("big.sql")});
+  BOOST_TEST(r.exit_code == 1, r.err);
+  BOOST_TEST(contains(r.err, "65536"), r.err);
+  BOOST_TEST(contains(r.err, "big.sql:"), r.err);
+  BOOST_TEST(r.out.empty());
+}
+
+// Far larger input (a wrong path to a big file) is not read to the end, and
+// is still rejected SQL (1).
+BOOST_AUTO_TEST_CASE(rejects_a_sql_file_over_the_read_limit_with_exit_1_without_reading_it_all) {
+  temp_dir dir;
+  write_text(dir.file("huge.sql"), std::string((2u << 20), 'x'));
+  process_result r = run_streamt(
+      {"compile", "--schema", schema, "--application-id", "a", "--sink-topic", "b", dir.file("huge.sql")});
+  BOOST_TEST(r.exit_code == 1, r.err);
+  BOOST_TEST(contains(r.err, "holds more than"), r.err);
+  BOOST_TEST(r.out.empty());
+}
+
 BOOST_AUTO_TEST_CASE(rejects_a_type_mismatch_naming_both_types) {
   process_result r =
       run_streamt({"compile", "--schema", schema, "--application-id", "a", "--sink-topic", "b"},

@@ -53,12 +53,12 @@ int cmd_compile(std::span<char* const> args) {
     print_diagnostic("compile", schema_path, schema.error());
     return engine::to_int(engine::exit_code::rejected);
   }
-  result<std::string> sql = read_input(sql_path, plan::max_sql_bytes);
+  result<std::string> sql = read_input(sql_path, sql_file_read_limit);
   if (!sql) {
     std::cerr << "streamt compile: " << sql.error().message << '\n';
-    return engine::to_int(sql.error().message.find("larger") != std::string::npos
-                              ? engine::exit_code::rejected
-                              : engine::exit_code::usage);
+    // A query too large to read is rejected SQL (1); a missing file, usage (2).
+    return engine::to_int(sql.error().code == "input_too_large" ? engine::exit_code::rejected
+                                                                : engine::exit_code::usage);
   }
   plan::compile_options options{*a.get("--application-id"), *a.get("--sink-topic")};
   result<plan::plan> compiled = plan::compile(*sql, *schema, options);
