@@ -26,7 +26,8 @@ constexpr std::string_view help =
     "  --sink-topic TOPIC     the topic results are written to\n"
     "  --output FILE          write the plan here instead of stdout\n"
     "\n"
-    "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written); 2 usage\n";
+    "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written); 2 usage;\n"
+    "            73 --output not writable; 74 standard output not writable\n";
 }  // namespace
 
 int cmd_compile(std::span<char* const> args) {

@@ -25,7 +25,8 @@ constexpr std::string_view help =
     "A summary goes to stderr. Records follow exactly the path they take in 'run'.\n"
     "\n"
     "exit codes: 0 all input processed; 1 invalid plan; 2 usage;\n"
-    "            65 invalid record or envelope (outputs before it are written, none after)\n";
+    "            65 invalid record or envelope (outputs before it are written, none after);\n"
+    "            74 writing the output failed\n";
 }  // namespace
 
 int cmd_replay(std::span<char* const> args) {
