@@ -25,48 +25,105 @@
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 
 namespace streamt::cli {
 
 namespace {
-constexpr std::string_view help =
-    "usage: streamt run PLAN --bootstrap-servers HOSTS [options]\n"
-    "\n"
-    "Run a plan against Kafka exactly once: consume read_committed, transform,\n"
-    "produce transactionally and commit the consumed offsets inside the transaction.\n"
-    "Stop with SIGTERM or SIGINT: the open transaction finishes and the group is\n"
-    "left (a second signal, or --stop-timeout-ms, stops at once).\n"
-    "\n"
-    "  --bootstrap-servers HOSTS     Kafka brokers, host:port[,host:port...]\n"
-    "  --state-dir DIR               lock, identity and plan history of this instance\n"
-    "                                (default $XDG_STATE_HOME/streamt/APPLICATION_ID,\n"
-    "                                or ~/.local/state/streamt/APPLICATION_ID)\n"
-    "  -X KEY=VALUE                  a librdkafka setting (repeatable): TLS, SASL, timeouts\n"
-    "  --config FILE                 librdkafka settings in Java properties syntax\n"
-    "  --commit-interval-ms N        commit at least this often (default 100)\n"
-    "  --max-records-per-transaction N   and at the latest after N records (default 50000)\n"
-    "  --reset-offsets earliest|latest   proceed when a committed offset is out of range\n"
-    "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
-    "  --allow-output-change         accept a changed projection on restart\n"
-    "  --stop-timeout-ms N           bound on a clean stop (default 30000)\n"
-    "  --connect-timeout-ms N        how long the brokers may take to answer at start (default 30000);\n"
-    "                                once partitions are taken, a running engine waits for them\n"
-    "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
-    "                                (port 0: any free port, logged at start)\n"
-    "  --log-level LEVEL             trace, debug, info (default), warning, error\n"
-    "  --log-format FORMAT           text (default), or json: one JSON object a line\n"
-    "\n"
-    "Settings the engine owns (isolation.level, transactional.id, enable.auto.commit,\n"
-    "group.id, enable.idempotence, ...) are refused. A value may take secrets from\n"
-    "outside the command line: ${env:NAME} (an environment variable) or ${file:PATH}\n"
-    "(a file's contents, one trailing newline stripped), in -X and --config alike.\n"
-    "\n"
-    "exit codes: 0 clean stop; 1 invalid plan or digest mismatch; 2 usage;\n"
-    "            65 invalid record (everything before it committed, nothing after it visible);\n"
-    "            69 brokers unreachable at start, topic missing or transactions refused;\n"
-    "            73 state directory locked or unusable; 75 fenced or fatal client error;\n"
-    "            78 refused setting or unresolvable ${env:}/${file:}, changed identity or output,\n"
-    "               offset out of range, --metrics-address taken\n";
+// The defaults of the options: the engine's (engine::run_options) and this
+// command's own. The --help text is made from them, and
+// test/package/documented_defaults.sh checks the docs and the man page
+// against that text, so none of them can drift from the code.
+constexpr std::chrono::milliseconds default_stop_timeout{30000};
+constexpr engine::severity default_log_level = engine::severity::info;
+constexpr engine::log_format default_log_format = engine::log_format::text;
+
+constexpr std::pair<std::string_view, engine::severity> log_levels[] = {
+    {"trace", engine::severity::trace},
+    {"debug", engine::severity::debug},
+    {"info", engine::severity::info},
+    {"warning", engine::severity::warning},
+    {"error", engine::severity::error}};
+constexpr std::pair<std::string_view, engine::log_format> log_formats[] = {
+    {"text", engine::log_format::text}, {"json", engine::log_format::json}};
+
+// "trace, debug, info (default), warning, error": the names, the default marked.
+template <typename T, std::size_t N>
+std::string choices(const std::pair<std::string_view, T> (&names)[N], T chosen,
+                    std::string_view last_separator) {
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? last_separator : ", ";
+    out += names[i].first;
+    if (names[i].second == chosen) out += " (default)";
+  }
+  return out;
+}
+
+std::string help() {
+  const engine::run_options defaults;
+  const auto n = [](auto v) { return std::to_string(v); };
+  return "usage: streamt run PLAN --bootstrap-servers HOSTS [options]\n"
+         "\n"
+         "Run a plan against Kafka exactly once: consume read_committed, transform,\n"
+         "produce transactionally and commit the consumed offsets inside the transaction.\n"
+         "Stop with SIGTERM or SIGINT: the open transaction finishes and the group is\n"
+         "left (a second signal, or --stop-timeout-ms, stops at once).\n"
+         "\n"
+         "  --bootstrap-servers HOSTS     Kafka brokers, host:port[,host:port...]\n"
+         "  --state-dir DIR               lock, identity and plan history of this instance\n"
+         "                                (default $XDG_STATE_HOME/streamt/APPLICATION_ID,\n"
+         "                                or ~/.local/state/streamt/APPLICATION_ID)\n"
+         "  -X KEY=VALUE                  a librdkafka setting (repeatable): TLS, SASL, timeouts\n"
+         "  --config FILE                 librdkafka settings in Java properties syntax\n"
+         "  --commit-interval-ms N        commit at least this often (default " +
+         n(defaults.commit_interval.count()) +
+         ")\n"
+         "  --max-records-per-transaction N   and at the latest after N records (default " +
+         n(defaults.max_records_per_transaction) +
+         ")\n"
+         "  --reset-offsets earliest|latest   proceed when a committed offset is out of range\n"
+         "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
+         "  --allow-output-change         accept a changed projection on restart\n"
+         "  --stop-timeout-ms N           bound on a clean stop (default " +
+         n(default_stop_timeout.count()) +
+         ")\n"
+         "  --connect-timeout-ms N        how long the brokers may take to answer at start (default " +
+         n(defaults.connect_timeout.count()) +
+         ");\n"
+         "                                once partitions are taken, a running engine waits for them\n"
+         "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
+         "                                (port 0: any free port, logged at start)\n"
+         "  --log-level LEVEL             " +
+         choices(log_levels, default_log_level, ", ") +
+         "\n"
+         "  --log-format FORMAT           " +
+         choices(log_formats, default_log_format, ", or ") +
+         ": one JSON object a line\n"
+         "\n"
+         "Settings the engine owns (isolation.level, transactional.id, enable.auto.commit,\n"
+         "group.id, enable.idempotence, ...) are refused. A value may take secrets from\n"
+         "outside the command line: ${env:NAME} (an environment variable) or ${file:PATH}\n"
+         "(a file's contents, one trailing newline stripped), in -X and --config alike.\n"
+         "\n"
+         "exit codes: 0 clean stop; 1 invalid plan or digest mismatch; 2 usage;\n"
+         "            65 invalid record (everything before it committed, nothing after it visible);\n"
+         "            69 brokers unreachable at start, topic missing or transactions refused;\n"
+         "            73 state directory locked or unusable; 75 fenced or fatal client error;\n"
+         "            78 refused setting or unresolvable ${env:}/${file:}, changed identity or output,\n"
+         "               offset out of range, --metrics-address taken\n";
+}
+
+// The value of NAME in NAMES, if it is one of them.
+template <typename T, std::size_t N>
+std::optional<T> lookup(const std::pair<std::string_view, T> (&names)[N], std::string_view name) {
+  for (const auto& [n, v] : names)
+    if (n == name) return v;
+  return std::nullopt;
+}
 
 std::optional<long long> parse_number(const std::string& s) {
   long long v = 0;
@@ -102,7 +159,7 @@ int cmd_run(std::span<char* const> args) {
   arguments a;
   if (auto err = parse(args, spec, a)) return usage_error("run", *err);
   if (a.has("--help")) {
-    std::cout << help;
+    std::cout << help();
     return 0;
   }
   if (a.positionals.size() != 1) return usage_error("run", "expected one PLAN file");
@@ -121,7 +178,7 @@ int cmd_run(std::span<char* const> args) {
     if (!n) return usage_error("run", "--max-records-per-transaction needs a positive number");
     options.max_records_per_transaction = static_cast<std::size_t>(*n);
   }
-  std::chrono::milliseconds stop_timeout{30000};
+  std::chrono::milliseconds stop_timeout = default_stop_timeout;
   if (auto v = a.get("--stop-timeout-ms")) {
     auto n = parse_number(*v);
     if (!n) return usage_error("run", "--stop-timeout-ms needs a positive number of milliseconds");
@@ -146,29 +203,17 @@ int cmd_run(std::span<char* const> args) {
     if (!at) return usage_error("run", "--metrics-address: " + at.error());
     metrics_at = *at;
   }
-  engine::severity level = engine::severity::info;
+  engine::severity level = default_log_level;
   if (auto v = a.get("--log-level")) {
-    if (*v == "trace")
-      level = engine::severity::trace;
-    else if (*v == "debug")
-      level = engine::severity::debug;
-    else if (*v == "info")
-      level = engine::severity::info;
-    else if (*v == "warning")
-      level = engine::severity::warning;
-    else if (*v == "error")
-      level = engine::severity::error;
-    else
-      return usage_error("run", "--log-level takes trace, debug, info, warning or error");
+    auto l = lookup(log_levels, *v);
+    if (!l) return usage_error("run", "--log-level takes trace, debug, info, warning or error");
+    level = *l;
   }
-  engine::log_format format = engine::log_format::text;
+  engine::log_format format = default_log_format;
   if (auto v = a.get("--log-format")) {
-    if (*v == "text")
-      format = engine::log_format::text;
-    else if (*v == "json")
-      format = engine::log_format::json;
-    else
-      return usage_error("run", "--log-format takes text or json");
+    auto f = lookup(log_formats, *v);
+    if (!f) return usage_error("run", "--log-format takes text or json");
+    format = *f;
   }
 
   // The plan is validated completely before any Kafka client exists.
