@@ -151,6 +151,9 @@ poll_batch consumer::drain(std::size_t max) {
   poll_batch batch;
   while (batch.messages.size() < max) {
     message_ptr m(rd_kafka_consumer_poll(rk_.get(), 0));
+    // Tested below after `m` may have been moved into the batch: whether the
+    // queue answered at all decides whether to go on taking records.
+    const bool answered = m != nullptr;
     if (m && m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       consumer_error e;
       e.error = report_of(m->err);
@@ -173,7 +176,7 @@ poll_batch consumer::drain(std::size_t max) {
       pending_rebalances_.pop_front();
       break;
     }
-    if (!m || !batch.errors.empty()) break;
+    if (!answered || !batch.errors.empty()) break;
   }
   return batch;
 }

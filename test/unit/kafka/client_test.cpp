@@ -3,6 +3,7 @@
 
 #include "kafka/consumer.hpp"
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 
 #include "kafka/producer.hpp"
@@ -281,6 +282,41 @@ BOOST_AUTO_TEST_CASE(try_poll_batch_takes_what_is_queued_and_answers_empty_at_on
     BOOST_TEST(!(co_await t.consumer->async_close()).failed());
     auto after = t.consumer->try_poll_batch(1);
     BOOST_TEST((after.error() == boost::system::error_code(k::errc::closed)));
+  }());
+}
+
+// A backlog is taken in full batches: one loop turn of the engine per batch,
+// not per record. (A batch of one record each was the cost of a moved-from
+// pointer tested after the move.)
+BOOST_AUTO_TEST_CASE(a_queued_backlog_is_taken_in_full_batches_in_order) {
+  mock_clients t;
+  t.run([&]() -> asio::awaitable<void> {
+    BOOST_TEST_REQUIRE(!(co_await t.producer->async_init_transactions()).failed());
+    BOOST_TEST_REQUIRE(!t.producer->begin_transaction().failed());
+    constexpr int records = 50;
+    for (int i = 0; i < records; ++i) {
+      const std::string v = std::to_string(i);
+      BOOST_TEST(!t.producer->produce("in", {.key = "k", .value = std::string_view(v)}).failed());
+    }
+    auto commit = co_await served(*t.producer, t.producer->async_commit_transaction());
+    BOOST_TEST_REQUIRE(!commit.failed(), commit.message);
+
+    BOOST_TEST_REQUIRE(!t.consumer->incremental_assign({{{"in", 0}, RD_KAFKA_OFFSET_BEGINNING}}).failed());
+    std::vector<std::string> got;
+    std::size_t largest = 0;
+    while (got.size() < static_cast<std::size_t>(records)) {
+      auto batch = co_await within(t.consumer->async_poll_batch(20), 20s);
+      BOOST_TEST_REQUIRE(batch.has_value());
+      BOOST_TEST_REQUIRE(batch->has_value());
+      BOOST_TEST_REQUIRE((*batch)->errors.empty());
+      BOOST_TEST((*batch)->messages.size() <= 20u);
+      largest = std::max(largest, (*batch)->messages.size());
+      for (const auto& m : (*batch)->messages) got.emplace_back(payload(m));
+    }
+    // One fetch brings the whole committed transaction, so the queue holds
+    // more than a batch: at least one batch is full.
+    BOOST_TEST(largest == 20u);
+    for (int i = 0; i < records; ++i) BOOST_TEST(got[static_cast<std::size_t>(i)] == std::to_string(i));
   }());
 }
 
