@@ -176,10 +176,13 @@ struct stop_request {
 
 // The cancellation filter of async_run's coroutine: lets terminal, partial
 // and total cancellation in (as enable_total_cancellation does) and records
-// each one in the stop request. Shared: the coroutine's cancellation state
-// may outlive the frame that set it.
+// each one in the stop request, which lives in async_run's frame (async_run
+// detaches the filter before it returns). A plain pointer, trivially
+// destructible: GCC 12 destroys some temporaries of a co_await expression
+// twice, and a shared_ptr here was released early (seen: a stop "requested"
+// by garbage in an unstopped run).
 struct recording_filter {
-  std::shared_ptr<stop_request> stop;
+  stop_request* stop;
   asio::cancellation_type operator()(asio::cancellation_type t) const noexcept {
     stop->seen = stop->seen | t;
     return t & (asio::cancellation_type::terminal | asio::cancellation_type::partial |
@@ -192,9 +195,8 @@ class runtime {
   // `lg` is async_run's logger (the pipeline's identity, and `txn` among its
   // attributes): the runtime sets `txn` at each begin, and async_run's own
   // lines show the transaction its last attempt reached.
-  runtime(plan::plan p, run_options o, logger lg, transaction_sequence txn,
-          std::shared_ptr<stop_request> stop)
-      : stop_(std::move(stop)),
+  runtime(plan::plan p, run_options o, logger lg, transaction_sequence txn, const stop_request& stop)
+      : stop_(&stop),
         plan_(std::move(p)),
         options_(std::move(o)),
         log_(std::move(lg)),
@@ -1197,7 +1199,7 @@ class runtime {
     return r;
   }
 
-  std::shared_ptr<stop_request> stop_;  // owned by async_run: outlives this runtime
+  const stop_request* stop_;  // async_run's: outlives this runtime
   plan::plan plan_;
   run_options options_;
   logger log_;
@@ -1261,9 +1263,45 @@ run_report merged(run_report earlier, run_report last) {
 
 }  // namespace
 
-asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
+namespace {
+
+// The attempts of async_run: one runtime each, restarted in-process after a
+// fatal producer error a new producer gets past.
+asio::awaitable<run_report> run_attempts(plan::plan p, run_options options, logger log,
+                                         transaction_sequence txn, const stop_request& stop) {
   constexpr std::size_t max_restarts = 3;
   constexpr auto restart_window = std::chrono::minutes(10);
+  run_report total;
+  std::deque<steady_clock::time_point> restarts;
+  for (;;) {
+    // One runtime per attempt: its destructor closes the clients and
+    // releases the state directory's lock before the next one takes it.
+    options.metrics->run_started();
+    std::optional<runtime> rt(std::in_place, p, options, log, txn, stop);
+    run_report r = co_await rt->run();
+    const bool restartable = rt->restartable();
+    rt.reset();
+    total = merged(std::move(total), std::move(r));
+    if (!restartable || stop.requested()) co_return total;
+    const auto now = steady_clock::now();
+    while (!restarts.empty() && now - restarts.front() > restart_window) restarts.pop_front();
+    if (restarts.size() >= max_restarts) {
+      total.message += "; " + std::to_string(max_restarts) +
+                       " in-process restarts within ten minutes did not help: restart the engine, and if it "
+                       "fails again look at the brokers' transaction coordinator";
+      co_return total;
+    }
+    restarts.push_back(now);
+    ++total.restarts;
+    options.metrics->restarted();
+    STREAMT_LOG(log, warning) << "restarting in-process after a fatal producer error (" << total.message
+                              << "): new clients under the same identity resume from the committed offsets";
+  }
+}
+
+}  // namespace
+
+asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
   logger log(boost::log::keywords::channel = "engine");
   add_pipeline_attributes(log, p.identity.application_id, plan::digest(p));
   // One sequence for all attempts: transaction numbers go on rising across
@@ -1279,37 +1317,21 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
     metrics* m;
     ~ended_guard() { m->run_ended(); }
   } ended{options.metrics.get()};
+  const std::shared_ptr<metrics> keep_metrics = options.metrics;  // for `ended`
   // The stop signals this run is asked, recorded as they are emitted (see
-  // stop_request); set before the first await, and never reset below.
-  auto stop = std::make_shared<stop_request>();
-  co_await asio::this_coro::reset_cancellation_state(recording_filter{stop});
+  // stop_request); set before the first await, and not reset until the run
+  // is over.
+  stop_request stop;
+  const recording_filter filter{&stop};
+  co_await asio::this_coro::reset_cancellation_state(filter);
   co_await asio::this_coro::throw_if_cancelled(false);
-  run_report total;
-  std::deque<steady_clock::time_point> restarts;
-  for (;;) {
-    // One runtime per attempt: its destructor closes the clients and
-    // releases the state directory's lock before the next one takes it.
-    options.metrics->run_started();
-    std::optional<runtime> rt(std::in_place, p, options, log, txn, stop);
-    run_report r = co_await rt->run();
-    const bool restartable = rt->restartable();
-    rt.reset();
-    total = merged(std::move(total), std::move(r));
-    if (!restartable || stop->requested()) co_return total;
-    const auto now = steady_clock::now();
-    while (!restarts.empty() && now - restarts.front() > restart_window) restarts.pop_front();
-    if (restarts.size() >= max_restarts) {
-      total.message += "; " + std::to_string(max_restarts) +
-                       " in-process restarts within ten minutes did not help: restart the engine, and if it "
-                       "fails again look at the brokers' transaction coordinator";
-      co_return total;
-    }
-    restarts.push_back(now);
-    ++total.restarts;
-    options.metrics->restarted();
-    STREAMT_LOG(log, warning) << "restarting in-process after a fatal producer error (" << total.message
-                              << "): new clients under the same identity resume from the committed offsets";
-  }
+  // Made before it is awaited (no temporaries in the co_await expression:
+  // see recording_filter).
+  auto attempts = run_attempts(std::move(p), std::move(options), log, txn, stop);
+  run_report total = co_await std::move(attempts);
+  // The filter points into this frame: detach it before the frame goes.
+  co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+  co_return total;
 }
 
 }  // namespace streamt::engine
