@@ -268,6 +268,10 @@ class runtime {
                          "); exactly-once needs a broker with transactions enabled and "
                          "transaction.state.log.min.isr satisfiable");
     }
+    // Kafka has admitted the run: only now is the state directory written,
+    // so a start refused before this point leaves it as it found it.
+    if (result<void> committed = state_->commit(); !committed)
+      co_return fail(run_status::state_dir, committed.error().message);
     if (kafka::error_report e = consumer_->subscribe({plan_.identity.source_topic}); e.failed())
       co_return fail(run_status::failed, "subscribe: " + e.message);
     STREAMT_LOG(log_, info) << "joined group " << plan_.identity.application_id << "; waiting for partitions";

@@ -3,6 +3,8 @@
 
 #include "engine/state_dir.hpp"
 
+#include "engine/durable_file.hpp"
+
 #include "plan/plan_json.hpp"
 #include "plan/strict_json.hpp"
 
@@ -12,14 +14,17 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
+#include <string_view>
 
 namespace streamt::engine {
 namespace fs = std::filesystem;
@@ -35,24 +40,32 @@ diagnostic state_error(std::string code, std::string message) {
   return d;
 }
 
-std::optional<std::string> read_file(const fs::path& p) {
+// A file of the state directory: absent, unreadable (the error names why),
+// or its text.
+struct file_text {
+  bool exists = false;
+  std::optional<std::string> text;  // empty if it exists but cannot be read
+  std::string error;
+};
+
+file_text read_file(const fs::path& p) {
+  file_text r;
+  std::error_code ec;
+  r.exists = fs::exists(fs::symlink_status(p, ec));  // a dangling link exists too
+  if (!r.exists) return r;
   std::ifstream f(p, std::ios::binary);
-  if (!f) return std::nullopt;
+  if (!f) {
+    r.error = std::strerror(errno);
+    return r;
+  }
   std::ostringstream s;
   s << f.rdbuf();
-  return s.str();
-}
-
-// Write-then-rename, so a crash leaves either the old or the new file.
-bool write_file(const fs::path& p, const std::string& text) {
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!(f << text) || !f.flush()) return false;
+  if (f.bad()) {
+    r.error = "read error";
+    return r;
   }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
-  return !ec;
+  r.text = s.str();
+  return r;
 }
 
 std::string new_instance_id() {
@@ -70,6 +83,52 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+bool safe_text(std::string_view s) {
+  if (s.empty()) return false;
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
+bool instance_id_shape(std::string_view s) {
+  return s.size() == 16 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// What identity.json holds once it has passed identity_problem().
+struct recorded_identity {
+  std::string application_id, source_topic, sink_topic, instance_id;
+};
+
+// Checks identity.json strictly. Returns what is wrong with it, described
+// without quoting it (it is a file an operator may have pasted anything into).
+std::optional<std::string> identity_problem(const std::string& text, recorded_identity& out) {
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }))
+    return "it is empty (a crash or a full disk may have cut it short)";
+  result<json::value> doc = plan::parse_strict_json(text, phase::plan);
+  if (!doc) return "it is not valid JSON (it may be truncated, or hold control characters)";
+  const json::object* o = doc->if_object();
+  if (!o) return "it does not hold a JSON object (it is not a streamt identity file)";
+  static constexpr std::string_view fields[] = {"application_id", "source_topic", "sink_topic",
+                                                "instance_id"};
+  for (const auto& kv : *o)
+    if (std::find(std::begin(fields), std::end(fields), std::string_view(kv.key())) == std::end(fields))
+      return "it holds fields streamt does not write (it is not a streamt identity file)";
+  std::string* slots[] = {&out.application_id, &out.source_topic, &out.sink_topic, &out.instance_id};
+  for (std::size_t i = 0; i < std::size(fields); ++i) {
+    const json::value* v = o->if_contains(fields[i]);
+    if (!v || !v->is_string()) return "its field '" + std::string(fields[i]) + "' is missing or not a string";
+    const json::string& s = v->get_string();
+    if (!safe_text(std::string_view(s.data(), s.size())))
+      return "its field '" + std::string(fields[i]) + "' is empty or holds control characters";
+    *slots[i] = std::string(s.data(), s.size());
+  }
+  if (!instance_id_shape(out.instance_id)) return "its 'instance_id' is not 16 lowercase hex digits";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -109,32 +168,66 @@ state_dir::state_dir(state_dir&& other) noexcept
     : path_(std::move(other.path_)),
       lock_fd_(std::exchange(other.lock_fd_, -1)),
       instance_id_(std::move(other.instance_id_)),
-      first_run_(other.first_run_) {}
+      first_run_(other.first_run_),
+      admitted_(other.admitted_),
+      pending_plan_(std::move(other.pending_plan_)),
+      pending_digest_(std::move(other.pending_digest_)),
+      pending_identity_(std::move(other.pending_identity_)) {}
 
 state_dir::~state_dir() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
+  if (lock_fd_ < 0) return;
+  // The pid is cleared (under the lock) so that a run leaves the lock file as
+  // it found it: empty. Closing releases the flock.
+  if (::ftruncate(lock_fd_, 0) != 0) {
+    // Harmless: the pid only names a holder in the "in use" message.
+  }
+  ::close(lock_fd_);
 }
 
 result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) {
+  admitted_ = false;
   const fs::path dir(path_);
-  const std::optional<std::string> identity_text = read_file(dir / "identity.json");
-  const std::optional<std::string> last_text = read_file(dir / "plan.json");
-  first_run_ = !identity_text.has_value();
-  if (identity_text) {
-    result<json::value> doc = plan::parse_strict_json(*identity_text, phase::plan);
-    const json::object* o = doc ? doc->if_object() : nullptr;
-    const json::value* id = o ? o->if_contains("instance_id") : nullptr;
-    if (!id || !id->is_string() || !last_text)
+  const std::string identity_path = (dir / "identity.json").string();
+  auto damaged = [&](const std::string& what) {
+    return state_error("state_dir_unusable",
+                       "'" + identity_path + "' is damaged: " + what +
+                           ". streamt does not overwrite it: it holds this instance's id, which fences the "
+                           "instance's zombies. Restore it from a backup; or, to start this application as a "
+                           "new instance, move the directory '" +
+                           path_ + "' aside (or point --state-dir at a new one)");
+  };
+  const file_text identity_file = read_file(dir / "identity.json");
+  const file_text last_file = read_file(dir / "plan.json");
+  const file_text history_file = read_file(dir / "history");
+  if (identity_file.exists && !identity_file.text)
+    return state_error("state_dir_unusable", "cannot read '" + identity_path + "': " + identity_file.error +
+                                                 "; check the permissions of the state directory");
+  first_run_ = !identity_file.exists;
+  if (first_run_ && last_file.exists && history_file.text && !history_file.text->empty())
+    // plan.json is written before identity.json and history after it, so a
+    // crash between the writes leaves no history: this one lost its identity.
+    return damaged("it is missing, although plan.json and history record earlier runs here");
+  if (!first_run_) {
+    recorded_identity was_id;
+    if (std::optional<std::string> problem = identity_problem(*identity_file.text, was_id))
+      return damaged(*problem);
+    if (!last_file.text)
       return state_error("state_dir_unusable",
-                         "state directory '" + path_ +
-                             "' holds a damaged identity.json or no plan.json; restore it "
-                             "from a backup (deleting it gives this instance a new identity)");
-    instance_id_ = std::string(id->get_string());
-    result<plan::plan> last = plan::load_plan(*last_text);
+                         "state directory '" + path_ + "' holds identity.json but " +
+                             (last_file.exists ? "plan.json cannot be read (" + last_file.error + ")"
+                                               : std::string("no plan.json")) +
+                             "; restore it from a backup, or move the directory aside (or point --state-dir "
+                             "at a new one) to start as a new instance");
+    result<plan::plan> last = plan::load_plan(*last_file.text);
     if (!last)
       return state_error("state_dir_unusable", "the plan recorded in '" + path_ +
-                                                   "/plan.json' is invalid: " + last.error().message);
+                                                   "/plan.json' is invalid: " + last.error().message +
+                                                   "; restore it from a backup, or move the directory aside "
+                                                   "(or point --state-dir at a new one)");
     const plan::identity& was = last->identity;
+    if (was_id.application_id != was.application_id || was_id.source_topic != was.source_topic ||
+        was_id.sink_topic != was.sink_topic)
+      return damaged("it names another application or other topics than plan.json beside it");
     const plan::identity& now = next.identity;
     auto refuse = [&](std::string what, const std::string& a, const std::string& b) {
       return state_error(
@@ -157,24 +250,40 @@ result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) 
           "the plan changes the output (projection or source schema) of the application run from '" + path_ +
               "'; consumers of the sink topic will see records of a new shape. Restart with "
               "--allow-output-change if that is intended");
-  }
-  // plan.json first: identity.json marks a complete first run, so a crash
-  // between the two writes leaves a directory that looks new, not damaged.
-  if (!write_file(dir / "plan.json", plan::write_plan(next)))
-    return state_error("state_dir_unusable", "cannot write '" + path_ + "/plan.json'");
-  if (first_run_) {
+    instance_id_ = was_id.instance_id;
+    pending_identity_.clear();
+  } else {
+    // A new instance: its id is chosen now (the transactional id needs it)
+    // but recorded only by commit(), once Kafka has admitted the run.
     instance_id_ = new_instance_id();
     json::object identity;
     identity["application_id"] = next.identity.application_id;
     identity["source_topic"] = next.identity.source_topic;
     identity["sink_topic"] = next.identity.sink_topic;
     identity["instance_id"] = instance_id_;
-    if (!write_file(dir / "identity.json", json::serialize(identity) + "\n"))
-      return state_error("state_dir_unusable", "cannot write '" + path_ + "/identity.json'");
+    pending_identity_ = json::serialize(identity) + "\n";
   }
-  std::ofstream history(dir / "history", std::ios::app);
-  if (!(history << utc_now() << ' ' << plan::digest(next) << '\n'))
-    return state_error("state_dir_unusable", "cannot append to '" + path_ + "/history'");
+  pending_plan_ = plan::write_plan(next);
+  pending_digest_ = plan::digest(next);
+  admitted_ = true;
+  return {};
+}
+
+result<void> state_dir::commit() {
+  if (!admitted_) return state_error("state_dir_unusable", "internal: state_dir::commit() before admit()");
+  const fs::path dir(path_);
+  // plan.json first: identity.json marks a complete first run, so a crash
+  // between the two writes leaves a directory that looks new, not damaged.
+  if (auto e = write_file_durably((dir / "plan.json").string(), pending_plan_))
+    return state_error("state_dir_unusable", *e);
+  if (!pending_identity_.empty()) {
+    if (auto e = write_file_durably((dir / "identity.json").string(), pending_identity_))
+      return state_error("state_dir_unusable", *e);
+    pending_identity_.clear();
+  }
+  if (auto e = append_durably((dir / "history").string(), utc_now() + ' ' + pending_digest_ + '\n'))
+    return state_error("state_dir_unusable", *e);
+  admitted_ = false;
   return {};
 }
 

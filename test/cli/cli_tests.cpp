@@ -342,6 +342,58 @@ BOOST_AUTO_TEST_CASE(a_metrics_address_that_is_taken_exits_78_before_the_state_d
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_SUITE(run_state_directory)
+
+// These runs fail to reach a broker on a port where none listens (exit 69),
+// or are refused before they try.
+
+BOOST_AUTO_TEST_CASE(a_first_start_that_cannot_reach_the_brokers_leaves_no_identity_plan_or_history) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string state = dir.file("state");
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", state,
+                                  "--connect-timeout-ms", "1000"});
+  BOOST_TEST(r.exit_code == 69, r.err);
+  for (const char* f : {"identity.json", "plan.json", "history"})
+    BOOST_TEST(!std::filesystem::exists(std::filesystem::path(state) / f), f);
+  BOOST_TEST(read_text(state + "/lock").empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_damaged_identity_exits_73_naming_the_file_and_what_to_do_without_quoting_it) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string state = dir.file("state");
+  std::filesystem::create_directories(state);
+  const std::string damaged = "{\"password\":\"hunter2-in-identity\"}\n";
+  write_text(state + "/identity.json", damaged);
+  write_text(state + "/plan.json", read_text(plan));
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", state,
+                                  "--connect-timeout-ms", "1000"});
+  BOOST_TEST(r.exit_code == 73, r.err);
+  BOOST_TEST(
+      contains(r.err, "'" + state + "/identity.json' is damaged: it holds fields streamt does not write"),
+      r.err);
+  BOOST_TEST(contains(r.err, "move the directory '" + state + "' aside (or point --state-dir at a new one)"),
+             r.err);
+  BOOST_TEST(!contains(r.err + r.out, "hunter2"), r.err);
+  BOOST_TEST(read_text(state + "/identity.json") == damaged);
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_identity_exits_73_and_stays_empty) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string state = dir.file("state");
+  std::filesystem::create_directories(state);
+  write_text(state + "/identity.json", "");
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", state,
+                                  "--connect-timeout-ms", "1000"});
+  BOOST_TEST(r.exit_code == 73, r.err);
+  BOOST_TEST(contains(r.err, "identity.json' is damaged: it is empty"), r.err);
+  BOOST_TEST(read_text(state + "/identity.json").empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(run_log)
 
 // These runs get as far as creating their clients and fail to reach a
