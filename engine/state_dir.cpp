@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
@@ -25,6 +26,7 @@
 #include <random>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 namespace streamt::engine {
 namespace fs = std::filesystem;
@@ -134,34 +136,70 @@ std::optional<std::string> identity_problem(const std::string& text, recorded_id
 }  // namespace
 
 result<state_dir> state_dir::open(const std::string& path) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec)
-    return state_error("state_dir_unusable", "cannot create state directory '" + path + "': " + ec.message());
-  const std::string lock_path = (fs::path(path) / "lock").string();
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return state_error("state_dir_unusable", "cannot open '" + lock_path + "': " + std::strerror(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    char buf[32] = {};
-    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    ::close(fd);
-    std::string holder = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("unknown");
-    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-    return state_error("state_dir_locked", "state directory '" + path +
-                                               "' is in use by another streamt process (pid " + holder +
-                                               "); give each instance its own --state-dir");
-  }
-  // The pid is informational (for the message above); the flock is the lock.
-  const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-    ::close(fd);
-    return state_error("state_dir_unusable", "cannot write '" + lock_path + "': " + std::strerror(errno));
-  }
   state_dir d;
   d.path_ = path;
-  d.lock_fd_ = fd;
-  return d;
+  const std::string lock_path = (fs::path(path) / "lock").string();
+  // Retried: a process whose failed start removes the lock file and the
+  // directory it made (see the destructor) may do so between our steps.
+  for (int attempt = 0;; ++attempt) {
+    // The directories this call makes, deepest last, so that a start that is
+    // never committed can take them away again.
+    std::vector<std::string> made;
+    std::error_code ec;
+    for (fs::path p = fs::absolute(path, ec); !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+         p = p.parent_path()) {
+      made.insert(made.begin(), p.string());
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(path, ec);
+    if (ec)
+      return state_error("state_dir_unusable",
+                         "cannot create state directory '" + path + "': " + ec.message());
+    int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const bool made_lock = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT && attempt < 10) continue;
+      return state_error("state_dir_unusable", "cannot open '" + lock_path + "': " + std::strerror(errno));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      char buf[32] = {};
+      const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+      ::close(fd);
+      std::string holder = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("unknown");
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      return state_error("state_dir_locked", "state directory '" + path +
+                                                 "' is in use by another streamt process (pid " + holder +
+                                                 "); give each instance its own --state-dir");
+    }
+    // The lock is ours only if the file we locked is still the one at the
+    // path (a releasing process may have removed it meanwhile).
+    struct stat held {
+    }, named{};
+    if (::fstat(fd, &held) != 0 || ::stat(lock_path.c_str(), &named) != 0 || held.st_ino != named.st_ino ||
+        held.st_dev != named.st_dev) {
+      ::close(fd);
+      if (attempt < 10) continue;
+      return state_error("state_dir_unusable", "cannot lock '" + lock_path + "': it keeps being replaced");
+    }
+    // What the lock file held before, restored if this start is never
+    // committed, so a failed start leaves the directory byte for byte.
+    char buf[64] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf, 0);
+    d.lock_before_ = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+    // The pid is informational (for the message above); the flock is the lock.
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+      const std::string why = std::strerror(errno);
+      if (made_lock) ::unlink(lock_path.c_str());
+      ::close(fd);
+      return state_error("state_dir_unusable", "cannot write '" + lock_path + "': " + why);
+    }
+    d.lock_fd_ = fd;
+    d.made_lock_ = made_lock;
+    d.made_dirs_ = std::move(made);
+    return d;
+  }
 }
 
 state_dir::state_dir(state_dir&& other) noexcept
@@ -170,15 +208,29 @@ state_dir::state_dir(state_dir&& other) noexcept
       instance_id_(std::move(other.instance_id_)),
       first_run_(other.first_run_),
       admitted_(other.admitted_),
+      committed_(other.committed_),
+      made_lock_(other.made_lock_),
+      made_dirs_(std::move(other.made_dirs_)),
+      lock_before_(std::move(other.lock_before_)),
       pending_plan_(std::move(other.pending_plan_)),
       pending_digest_(std::move(other.pending_digest_)),
       pending_identity_(std::move(other.pending_identity_)) {}
 
 state_dir::~state_dir() {
   if (lock_fd_ < 0) return;
-  // The pid is cleared (under the lock) so that a run leaves the lock file as
-  // it found it: empty. Closing releases the flock.
-  if (::ftruncate(lock_fd_, 0) != 0) {
+  // Released under the lock, then closed (which releases the flock). A run
+  // that was committed leaves the lock file empty; one that never was
+  // leaves the directory as it found it: the lock file's old bytes, or no
+  // lock file and no directory if this process made them.
+  if (!committed_ && made_lock_) {
+    ::unlink((fs::path(path_) / "lock").c_str());
+    ::close(lock_fd_);
+    for (auto it = made_dirs_.rbegin(); it != made_dirs_.rend(); ++it)
+      if (::rmdir(it->c_str()) != 0) break;  // not empty (someone else's now): kept
+    return;
+  }
+  const std::string& keep = committed_ ? std::string() : lock_before_;
+  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, keep.data(), keep.size(), 0) < 0) {
     // Harmless: the pid only names a holder in the "in use" message.
   }
   ::close(lock_fd_);
@@ -284,6 +336,7 @@ result<void> state_dir::commit() {
   if (auto e = append_durably((dir / "history").string(), utc_now() + ' ' + pending_digest_ + '\n'))
     return state_error("state_dir_unusable", *e);
   admitted_ = false;
+  committed_ = true;
   return {};
 }
 

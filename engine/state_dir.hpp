@@ -5,7 +5,8 @@
 // The state directory (`streamt run --state-dir`, contract §5). It holds:
 //   lock           an flock held while a process runs from this directory, so
 //                  two processes can't run the same identity from it (it
-//                  holds the holder's pid while held, and is empty after);
+//                  holds the holder's pid while held, and is empty after a
+//                  committed run);
 //   identity.json  the identity of the plan last run here, and this
 //                  instance's id (part of its transactional id);
 //   plan.json      the last plan run here (to tell a changed predicate, which
@@ -22,12 +23,15 @@
 #include "plan/plan.hpp"
 
 #include <string>
+#include <vector>
 
 namespace streamt::engine {
 
 class state_dir {
  public:
-  // Creates the directory if needed and takes its lock. Errors (code):
+  // Creates the directory if needed and takes its lock. Until commit(),
+  // releasing the lock undoes this: a lock file (and directories) it made
+  // are removed, an existing lock file gets its old bytes back. Errors (code):
   // `state_dir_unusable` (cannot create or write it), `state_dir_locked`
   // (another process holds it; the message names its pid).
   static result<state_dir> open(const std::string& path);
@@ -69,10 +73,14 @@ class state_dir {
   int lock_fd_ = -1;  // the open lock file; -1 once moved from
   std::string instance_id_;
   bool first_run_ = false;
-  bool admitted_ = false;         // admit() succeeded; commit() not yet done
-  std::string pending_plan_;      // plan.json to write
-  std::string pending_digest_;    // for the history line
-  std::string pending_identity_;  // identity.json to write; empty unless a first run
+  bool admitted_ = false;               // admit() succeeded; commit() not yet done
+  bool committed_ = false;              // commit() succeeded: the files are this run's
+  bool made_lock_ = false;              // open() created the lock file
+  std::vector<std::string> made_dirs_;  // the directories open() created, outermost first
+  std::string lock_before_;             // the lock file's bytes before open()
+  std::string pending_plan_;            // plan.json to write
+  std::string pending_digest_;          // for the history line
+  std::string pending_identity_;        // identity.json to write; empty unless a first run
 };
 
 // The transactional id of an instance: "<application id>-<instance id>".

@@ -347,16 +347,14 @@ BOOST_AUTO_TEST_SUITE(run_state_directory)
 // These runs fail to reach a broker on a port where none listens (exit 69),
 // or are refused before they try.
 
-BOOST_AUTO_TEST_CASE(a_first_start_that_cannot_reach_the_brokers_leaves_no_identity_plan_or_history) {
+BOOST_AUTO_TEST_CASE(a_first_start_that_cannot_reach_the_brokers_leaves_no_state_directory) {
   temp_dir dir;
   const std::string plan = compile_example(dir);
   const std::string state = dir.file("state");
   process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", state,
                                   "--connect-timeout-ms", "1000"});
   BOOST_TEST(r.exit_code == 69, r.err);
-  for (const char* f : {"identity.json", "plan.json", "history"})
-    BOOST_TEST(!std::filesystem::exists(std::filesystem::path(state) / f), f);
-  BOOST_TEST(read_text(state + "/lock").empty());
+  BOOST_TEST(!std::filesystem::exists(state), "the failed first start left " << state);
 }
 
 BOOST_AUTO_TEST_CASE(a_damaged_identity_exits_73_naming_the_file_and_what_to_do_without_quoting_it) {

@@ -6,9 +6,9 @@
 # directory only once Kafka has admitted the start (brokers answered, topics
 # exist, transactions initialised). A start refused before that (a missing
 # topic, unreachable brokers, a setting librdkafka refuses) leaves an existing
-# directory byte for byte as it was, and a new one without identity, plan or
-# history, so the corrected start is a first start again (not exit 78 for a
-# "changed" identity). A damaged identity.json is refused with exit 73, a
+# directory byte for byte as it was and leaves no new one behind, so the
+# corrected start is a first start again (not exit 78 for a "changed"
+# identity). A damaged identity.json is refused with exit 73, a
 # message naming the file, what is wrong and what to do, never its content,
 # and is left as it was.
 source "$(dirname "$0")/lib.sh"
@@ -49,12 +49,9 @@ unchanged_by() {
   refused "$name" "$@" --state-dir "$dir"
   check_eq "$name: the state directory is unchanged" "$before" "$(snapshot "$dir")"
 }
-# no_identity_in NAME DIR: a directory a failed first start made holds no
-# identity, plan or history (at most the released, empty lock file).
-no_identity_in() {
-  [[ -e $2 ]] || { check_eq "$1: no state directory" absent absent; return; }
-  check_eq "$1: only the lock file is left" "./lock 0" "$(cd "$2" && find . -mindepth 1 -printf '%p %s\n')"
-}
+# no_identity_in NAME DIR: a failed first start into a directory that did
+# not exist left none behind.
+no_identity_in() { check_eq "$1: the state directory still does not exist" absent "$(snapshot "$2")"; }
 # wait_joined NAME: the engine got past admission (or exited).
 wait_joined() {
   for ((i = 0; i < 600; i++)); do

@@ -170,8 +170,7 @@ BOOST_AUTO_TEST_CASE(an_admitted_start_that_is_never_committed_writes_no_identit
     BOOST_TEST(d->first_run());
     BOOST_TEST(d->instance_id().size() == 16u);
   }
-  const std::map<std::string, std::string> left{{"lock", ""}};
-  BOOST_TEST((contents_of(s.dir) == left));
+  BOOST_TEST(!fs::exists(s.dir));  // open() made it; the release takes it away again
   auto d = engine::state_dir::open(s.dir.string());
   BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
   BOOST_TEST(d->first_run());
@@ -216,12 +215,39 @@ BOOST_AUTO_TEST_CASE(a_refused_restart_leaves_every_file_byte_for_byte) {
   BOOST_TEST((contents_of(s.dir) == before));
 }
 
-BOOST_AUTO_TEST_CASE(the_lock_file_names_its_holder_and_is_empty_once_released) {
+BOOST_AUTO_TEST_CASE(a_start_never_committed_in_a_directory_of_other_files_leaves_them_and_adds_no_lock) {
+  scratch s;
+  fs::create_directories(s.dir);
+  write(s.dir / "notes.txt", "not ours\n");
+  const auto before = contents_of(s.dir);
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
+    BOOST_TEST(fs::exists(s.dir / "lock"));
+  }
+  BOOST_TEST((contents_of(s.dir) == before));
+}
+
+BOOST_AUTO_TEST_CASE(a_start_never_committed_gives_a_stale_lock_file_its_old_bytes_back) {
+  scratch s;
+  run_once(s);
+  write(s.dir / "lock", "4711\n");  // left by a process killed with SIGKILL
+  const auto before = contents_of(s.dir);
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
+  }
+  BOOST_TEST((contents_of(s.dir) == before));
+}
+
+BOOST_AUTO_TEST_CASE(the_lock_file_names_its_holder_and_is_empty_once_a_committed_run_releases_it) {
   scratch s;
   {
     auto d = engine::state_dir::open(s.dir.string());
     BOOST_TEST_REQUIRE(d.has_value());
     BOOST_TEST(read(s.dir / "lock") == std::to_string(::getpid()) + "\n");
+    BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
   }
   BOOST_TEST(read(s.dir / "lock").empty());
 }
