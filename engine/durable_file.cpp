@@ -75,6 +75,15 @@ std::optional<std::string> append_durably(const std::string& path, std::string_v
   const int err = errno;
   ::close(fd);
   if (!ok) return "cannot append to '" + path + "': " + std::strerror(err);
+  // The file may be new: its directory entry must be durable too.
+  const std::string dir = directory_of(path);
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0 || ::fsync(dfd) != 0) {
+    const int derr = errno;
+    if (dfd >= 0) ::close(dfd);
+    return "cannot make '" + path + "' durable (fsync of '" + dir + "'): " + std::strerror(derr);
+  }
+  ::close(dfd);
   return std::nullopt;
 }
 

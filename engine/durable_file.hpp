@@ -20,7 +20,7 @@ namespace streamt::engine {
 std::optional<std::string> write_file_durably(const std::string& path, std::string_view contents,
                                               mode_t mode = 0644);
 
-// Appends `line` to `path` (created if missing) and fsyncs it.
+// Appends `line` to `path` (created if missing), fsyncs it and its directory.
 std::optional<std::string> append_durably(const std::string& path, std::string_view line);
 
 }  // namespace streamt::engine
