@@ -126,17 +126,20 @@ damaged() {
 }
 id=$(sed -n 's/.*"instance_id":"\([0-9a-f]*\)".*/\1/p' "$work/state/identity.json")
 [[ ${#id} == 16 ]] || fail "no instance id in identity.json"
+# (Fed by redirection, not a pipe, so each runs in this shell and counts.)
 damaged empty "it is empty" </dev/null
-head -c 40 "$work/state/identity.json" | damaged truncated "it is not valid JSON"
-echo '{"user":"admin","password":"hunter2"}' | damaged foreign "it holds fields streamt does not write"
-echo '["hunter2"]' | damaged not-an-object "it does not hold a JSON object"
-printf '{"application_id":"%s","source_topic":"%s","sink_topic":"%s","instance_id":"%s\001hunter2"}\n' \
-  "$app" "$src" "$sink" "$id" | damaged raw-control "it is not valid JSON"
-printf '{"application_id":"%s\\u001bhunter2","source_topic":"%s","sink_topic":"%s","instance_id":"%s"}\n' \
-  "$app" "$src" "$sink" "$id" | damaged escaped-control "its field 'application_id' is empty or holds control characters"
-printf '{"application_id":"%s","source_topic":"%s","sink_topic":"%s","instance_id":""}\n' "$app" "$src" "$sink" |
-  damaged empty-instance-id "its field 'instance_id' is empty or holds control characters"
-printf '{"application_id":"%s","source_topic":"%s","sink_topic":"hunter2","instance_id":"%s"}\n' "$app" "$src" "$id" |
-  damaged other-topics "it names another application or other topics than plan.json"
+damaged truncated "it is not valid JSON" < <(head -c 40 "$work/state/identity.json")
+damaged foreign "it holds fields streamt does not write" <<<'{"user":"admin","password":"hunter2"}'
+damaged not-an-object "it does not hold a JSON object" <<<'["hunter2"]'
+damaged raw-control "it is not valid JSON" < <(printf \
+  '{"application_id":"%s","source_topic":"%s","sink_topic":"%s","instance_id":"%s\001hunter2"}\n' \
+  "$app" "$src" "$sink" "$id")
+damaged escaped-control "its field 'application_id' is empty or holds control characters" < <(printf \
+  '{"application_id":"%s\\u001bhunter2","source_topic":"%s","sink_topic":"%s","instance_id":"%s"}\n' \
+  "$app" "$src" "$sink" "$id")
+damaged empty-instance-id "its field 'instance_id' is empty or holds control characters" < <(printf \
+  '{"application_id":"%s","source_topic":"%s","sink_topic":"%s","instance_id":""}\n' "$app" "$src" "$sink")
+damaged other-topics "it names another application or other topics than plan.json" < <(printf \
+  '{"application_id":"%s","source_topic":"%s","sink_topic":"hunter2","instance_id":"%s"}\n' "$app" "$src" "$id")
 
 echo "$checks_passed passed, 0 failed"
