@@ -259,8 +259,12 @@ next_action machine::on(const cancel_requested& e) {
     return {action::wait, {}, {}};
   }
   if (*cancel_ == stop_kind::terminal && transaction_open_before_commit()) return start_abort();
-  // Graceful: the open transaction goes on to its commit. Commit started, or
-  // abort/rewind under way: runs to its outcome, then stops.
+  // Graceful, with the transaction open and its records handed to the
+  // producer: it commits now, not at the end of the commit interval (which
+  // may be a minute away, past any stop timeout).
+  if (state_ == state::producing) return start(state::sending_offsets, action::send_offsets);
+  // Graceful otherwise: offsets being sent, commit started, or abort/rewind
+  // under way: runs to its outcome, then stops.
   return {action::wait, {}, {}};
 }
 

@@ -21,7 +21,8 @@
 //    committed offset → consume again.
 //  - Fatal or fenced → stop with that outcome; unclassified errors are fatal
 //    (as in librdkafka's examples/transactions.c).
-//  - A graceful cancel lets the open transaction commit, then stops; a
+//  - A graceful cancel commits the open transaction at once (while
+//    producing: send_offsets now, whatever the commit interval), then stops; a
 //    terminal cancel aborts it (unless its commit already started); a passed
 //    deadline stops at once, leaving an in-flight commit or abort to the
 //    broker's transaction timeout.

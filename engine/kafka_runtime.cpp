@@ -29,6 +29,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <tuple>
 #include <variant>
 
 namespace streamt::engine {
@@ -158,13 +159,45 @@ std::string describe(const kafka::topic_partition& tp) {
   return tp.topic + "/" + std::to_string(tp.partition);
 }
 
+// A stop asked for, as a fact: every stop signal that reaches async_run's
+// coroutine is recorded here by the cancellation filter itself, at the
+// moment it is emitted, whatever the coroutine is awaiting then (a blocking
+// librdkafka call, a child coroutine not started yet) and however often the
+// cancellation state is reset afterwards. The runtime checks it when each
+// child coroutine starts and before each wait; a cancellation signal alone
+// is emitted once and lost if nothing cancellable is waiting.
+struct stop_request {
+  asio::cancellation_type seen = asio::cancellation_type::none;
+  bool requested() const noexcept { return seen != asio::cancellation_type::none; }
+  bool terminal() const noexcept {
+    return (seen & asio::cancellation_type::terminal) != asio::cancellation_type::none;
+  }
+};
+
+// The cancellation filter of async_run's coroutine: lets terminal, partial
+// and total cancellation in (as enable_total_cancellation does) and records
+// each one in the stop request, which lives in async_run's frame (async_run
+// detaches the filter before it returns). A plain pointer, trivially
+// destructible: GCC 12 destroys some temporaries of a co_await expression
+// twice, and a shared_ptr here was released early (seen: a stop "requested"
+// by garbage in an unstopped run).
+struct recording_filter {
+  stop_request* stop;
+  asio::cancellation_type operator()(asio::cancellation_type t) const noexcept {
+    stop->seen = stop->seen | t;
+    return t & (asio::cancellation_type::terminal | asio::cancellation_type::partial |
+                asio::cancellation_type::total);
+  }
+};
+
 class runtime {
  public:
   // `lg` is async_run's logger (the pipeline's identity, and `txn` among its
   // attributes): the runtime sets `txn` at each begin, and async_run's own
   // lines show the transaction its last attempt reached.
-  runtime(plan::plan p, run_options o, logger lg, transaction_sequence txn)
-      : plan_(std::move(p)),
+  runtime(plan::plan p, run_options o, logger lg, transaction_sequence txn, const stop_request& stop)
+      : stop_(&stop),
+        plan_(std::move(p)),
         options_(std::move(o)),
         log_(std::move(lg)),
         txn_(std::move(txn)),
@@ -175,9 +208,9 @@ class runtime {
   bool restartable() const noexcept { return restartable_; }
 
   asio::awaitable<run_report> run() {
-    // A coroutine accepts only terminal cancellation by default; the
-    // graceful stop is `total`, so let it in (here and in each child below).
-    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+    // async_run set the coroutine's cancellation filter (recording_filter):
+    // it is not reset here or in any nested frame, which would forget a
+    // cancellation already emitted. Child coroutines check stop_ instead.
     co_await asio::this_coro::throw_if_cancelled(false);
     if (std::optional<run_report> failed = co_await start()) co_return finish(std::move(*failed));
     // Delivery reports are served by their own coroutine for as long as the
@@ -253,6 +286,7 @@ class runtime {
     consumer_ = std::move(*consumer);
 
     if (std::optional<run_report> missing = co_await check_topics()) co_return missing;
+    if (stop_->requested()) co_return stopped_in_start_up("before init_transactions");
 
     // init_transactions fences any older instance with our transactional id
     // and resolves a transaction it left open, before we consume anything.
@@ -268,6 +302,8 @@ class runtime {
                          "); exactly-once needs a broker with transactions enabled and "
                          "transaction.state.log.min.isr satisfiable");
     }
+    if (stop_->requested())
+      co_return stopped_in_start_up("after init_transactions, before joining the group");
     // Kafka has admitted the run: only now is the state directory written,
     // so a start refused before this point leaves it as it found it.
     if (result<void> committed = state_->commit(); !committed)
@@ -278,10 +314,20 @@ class runtime {
     co_return std::nullopt;
   }
 
+  // A stop signal during start-up, before any transaction: nothing is open,
+  // so the run ends here, cleanly (exit 0).
+  run_report stopped_in_start_up(std::string_view where) {
+    STREAMT_LOG(log_, info) << "stopping: a stop signal arrived during start-up (" << where
+                            << "); no transaction was opened";
+    signalled_ = true;
+    terminal_ = stop_->terminal();
+    metrics_->stopping();
+    return fail(run_status::stopped, "stopped during start-up");
+  }
+
   // A missing topic is a clear error before any transaction, not a retry
   // loop: streamt never creates topics, and librdkafka would wait forever.
   asio::awaitable<std::optional<run_report>> check_topics() {
-    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
     rd_kafka_t* rk = producer_->native_handle();
     const auto deadline = steady_clock::now() + options_.connect_timeout;
     asio::steady_timer pause(co_await asio::this_coro::executor);
@@ -311,11 +357,15 @@ class runtime {
       err = answer.first;
       topics = std::move(answer.second);
       if (err == RD_KAFKA_RESP_ERR_NO_ERROR || steady_clock::now() >= deadline) break;
+      if (stop_->requested()) {
+        STREAMT_LOG(log_, info) << "stopped while waiting for the brokers at " << options_.bootstrap_servers;
+        co_return fail(run_status::stopped, "stopped before the brokers answered");
+      }
       // A refusal that came back early waits out its slice (no busy loop).
       pause.expires_at(slice_start + std::chrono::seconds(1));
       auto waited = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
       (void)waited;
-      if (cancelled_now(co_await asio::this_coro::cancellation_state)) {
+      if (stop_->requested()) {
         STREAMT_LOG(log_, info) << "stopped while waiting for the brokers at " << options_.bootstrap_servers;
         co_return fail(run_status::stopped, "stopped before the brokers answered");
       }
@@ -343,16 +393,15 @@ class runtime {
   // ---- the loop ------------------------------------------------------------
 
   asio::awaitable<run_report> consume_loop() {
-    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
     co_await asio::this_coro::throw_if_cancelled(false);
     const auto ex = co_await asio::this_coro::executor;
     asio::steady_timer deadline(ex);
     for (;;) {
       // A stop that arrived while nothing cancellable was waiting (during a
-      // blocking librdkafka call, which ignores cancellation, or while this
-      // coroutine ran) is held only by the cancellation state: no wait sees
-      // it, and without new input the run would never stop.
-      if (cancelled_now(co_await asio::this_coro::cancellation_state)) {
+      // blocking librdkafka call, which ignores cancellation, during
+      // start-up, or while this coroutine ran) is held by stop_: no wait
+      // sees it, and without new input the run would never stop.
+      if (stop_unhandled()) {
         if (auto stop = co_await on_cancel()) co_return std::move(*stop);
         continue;
       }
@@ -364,7 +413,7 @@ class runtime {
       // Records already queued are taken as they are: racing a poll against
       // the commit deadline (two child coroutines and a timerfd_settime per
       // batch) cost ~11% of the engine's CPU in a backlog. The deadline and
-      // a stop are still seen, by due() and cancelled_now() above, on every
+      // a stop are still seen, by due() and stop_unhandled() above, on every
       // iteration.
       boost::system::result<kafka::poll_batch> polled = consumer_->try_poll_batch(poll_max());
       if (polled && !polled->empty()) {
@@ -377,14 +426,8 @@ class runtime {
       } else if (polled && machine_.current() == commit::machine::state::producing) {
         // Wait for records, or for the open transaction's commit deadline.
         deadline.expires_at(txn_started_ + options_.commit_interval);
-        auto either = co_await (poll_accepting_total(poll_max()) ||
-                                deadline.async_wait(asio::as_tuple(asio::use_awaitable)));
-        if (either.index() == 1) {
-          if (cancelled_now(co_await asio::this_coro::cancellation_state)) {
-            if (auto stop = co_await on_cancel()) co_return std::move(*stop);
-          }
-          continue;  // the deadline: due() is true now
-        }
+        auto either = co_await (poll_accepting_total(poll_max()) || deadline_accepting_total(deadline));
+        if (either.index() == 1) continue;  // the deadline (due() is true now), or a stop (seen above)
         polled = std::move(std::get<0>(either));
       } else if (polled) {
         polled = co_await consumer_->async_poll_batch(poll_max());
@@ -410,11 +453,30 @@ class runtime {
   }
 
   // async_poll_batch inside `||` runs as a child coroutine, which by default
-  // lets only terminal cancellation in: this one lets the graceful stop in too.
+  // lets only terminal cancellation in: this one lets the graceful stop in
+  // too. A stop emitted before this child started never reached it: stop_
+  // holds it, so the child does not start waiting.
   asio::awaitable<boost::system::result<kafka::poll_batch>> poll_accepting_total(std::size_t max) {
     co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+    if (stop_unhandled()) co_return boost::system::error_code(asio::error::operation_aborted);
     auto op = consumer_->async_poll_batch(max);
     boost::system::result<kafka::poll_batch> r = co_await std::move(op);
+    co_return r;
+  }
+
+  // The commit deadline inside `||`, a child coroutine too, letting the
+  // graceful stop in as well. It must: a parallel group forwards only the
+  // first cancellation it is asked, and its own "the other one completed"
+  // is one too. A deadline wait that let only terminal cancellation in kept
+  // the whole `||` (and the stop) waiting for the end of the commit
+  // interval after the poll was cancelled, and the terminal stop that
+  // followed was never forwarded (issue 14: exit 75 with a 60 s interval).
+  asio::awaitable<std::tuple<boost::system::error_code>> deadline_accepting_total(
+      asio::steady_timer& deadline) {
+    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+    if (stop_unhandled()) co_return std::tuple{boost::system::error_code(asio::error::operation_aborted)};
+    auto op = deadline.async_wait(asio::as_tuple(asio::use_awaitable));
+    std::tuple<boost::system::error_code> r = co_await std::move(op);
     co_return r;
   }
 
@@ -429,19 +491,21 @@ class runtime {
            steady_clock::now() >= txn_started_ + options_.commit_interval;
   }
 
-  static bool cancelled_now(const asio::cancellation_state& cs) {
-    return cs.cancelled() != asio::cancellation_type::none;
+  // A stop asked for and not yet acted on: the first one, or a terminal one
+  // after a graceful one.
+  bool stop_unhandled() const noexcept {
+    if (!stop_->requested()) return false;
+    return !signalled_ || (stop_->terminal() && !terminal_);
   }
 
   // A graceful stop commits what is open; a terminal one aborts it. Returns
   // the final report, or nothing if the machine wants to go on (a graceful
   // stop arriving while no transaction is open ends at once).
   asio::awaitable<std::optional<run_report>> on_cancel() {
-    const asio::cancellation_type type = (co_await asio::this_coro::cancellation_state).cancelled();
-    // Clear the cancelled state so the commit below can await; a later
-    // terminal signal is still delivered.
-    co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
-    const bool terminal = (type & asio::cancellation_type::terminal) != asio::cancellation_type::none;
+    // Stopping for a signal that was already acted on (an aborted poll
+    // after the graceful stop was handled) changes nothing.
+    if (!stop_unhandled() && signalled_) co_return std::nullopt;
+    const bool terminal = stop_->terminal();
     terminal_ = terminal_ || terminal;
     signalled_ = true;
     STREAMT_LOG(log_, info) << (terminal ? "stopping now (second signal)"
@@ -450,8 +514,6 @@ class runtime {
     metrics_->stopping();
     commit::next_action a = machine_.step(
         commit::cancel_requested{terminal ? commit::stop_kind::terminal : commit::stop_kind::graceful});
-    if (a.kind == commit::action::wait && machine_.current() == commit::machine::state::producing)
-      a = machine_.step(commit::produced_ok{});
     if (auto stop = co_await drive(std::move(a))) co_return stop;
     co_return std::nullopt;
   }
@@ -566,7 +628,6 @@ class runtime {
       invalid_ = r.invalid;
       committed_before_invalid_ = machine_.transactions_committed();
       commit::next_action a = machine_.step(commit::cancel_requested{commit::stop_kind::graceful});
-      if (a.kind == commit::action::wait) a = machine_.step(commit::produced_ok{});
       if (auto stop = co_await drive(std::move(a))) co_return stop;
       if (!invalid_) co_return std::nullopt;  // aborted: processing up to it again (see drive)
       co_return fail(run_status::failed,
@@ -993,7 +1054,7 @@ class runtime {
 
   // A stop signal, not a stop on an invalid record (that one still wants its
   // records before it committed, so it waits for the brokers like a run).
-  bool stop_requested(const asio::cancellation_state& cs) const { return signalled_ || cancelled_now(cs); }
+  bool stop_requested(const asio::cancellation_state&) const { return signalled_ || stop_->requested(); }
 
   // The committed transaction's records and where each owned partition now
   // stands; once per commit, never per record.
@@ -1034,7 +1095,8 @@ class runtime {
         STREAMT_LOG(log_, warning) << "giving up partitions before stopping: " << e.message;
       unacknowledged_revoke_.reset();
     }
-    if (!terminal_) {
+    // A terminal stop asked for while the graceful one ran counts too.
+    if (!terminal_ && !stop_->terminal()) {
       STREAMT_LOG(log_, debug) << "leaving the group";
       kafka::error_report e = co_await consumer_->async_close();
       STREAMT_LOG(log_, debug) << "left the group";
@@ -1141,6 +1203,7 @@ class runtime {
     return r;
   }
 
+  const stop_request* stop_;  // async_run's: outlives this runtime
   plan::plan plan_;
   run_options options_;
   logger log_;
@@ -1204,9 +1267,45 @@ run_report merged(run_report earlier, run_report last) {
 
 }  // namespace
 
-asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
+namespace {
+
+// The attempts of async_run: one runtime each, restarted in-process after a
+// fatal producer error a new producer gets past.
+asio::awaitable<run_report> run_attempts(plan::plan p, run_options options, logger log,
+                                         transaction_sequence txn, const stop_request& stop) {
   constexpr std::size_t max_restarts = 3;
   constexpr auto restart_window = std::chrono::minutes(10);
+  run_report total;
+  std::deque<steady_clock::time_point> restarts;
+  for (;;) {
+    // One runtime per attempt: its destructor closes the clients and
+    // releases the state directory's lock before the next one takes it.
+    options.metrics->run_started();
+    std::optional<runtime> rt(std::in_place, p, options, log, txn, stop);
+    run_report r = co_await rt->run();
+    const bool restartable = rt->restartable();
+    rt.reset();
+    total = merged(std::move(total), std::move(r));
+    if (!restartable || stop.requested()) co_return total;
+    const auto now = steady_clock::now();
+    while (!restarts.empty() && now - restarts.front() > restart_window) restarts.pop_front();
+    if (restarts.size() >= max_restarts) {
+      total.message += "; " + std::to_string(max_restarts) +
+                       " in-process restarts within ten minutes did not help: restart the engine, and if it "
+                       "fails again look at the brokers' transaction coordinator";
+      co_return total;
+    }
+    restarts.push_back(now);
+    ++total.restarts;
+    options.metrics->restarted();
+    STREAMT_LOG(log, warning) << "restarting in-process after a fatal producer error (" << total.message
+                              << "): new clients under the same identity resume from the committed offsets";
+  }
+}
+
+}  // namespace
+
+asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
   logger log(boost::log::keywords::channel = "engine");
   add_pipeline_attributes(log, p.identity.application_id, plan::digest(p));
   // One sequence for all attempts: transaction numbers go on rising across
@@ -1222,33 +1321,21 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
     metrics* m;
     ~ended_guard() { m->run_ended(); }
   } ended{options.metrics.get()};
-  run_report total;
-  std::deque<steady_clock::time_point> restarts;
-  for (;;) {
-    // One runtime per attempt: its destructor closes the clients and
-    // releases the state directory's lock before the next one takes it.
-    options.metrics->run_started();
-    std::optional<runtime> rt(std::in_place, p, options, log, txn);
-    run_report r = co_await rt->run();
-    const bool restartable = rt->restartable();
-    rt.reset();
-    total = merged(std::move(total), std::move(r));
-    const asio::cancellation_state cs = co_await asio::this_coro::cancellation_state;
-    if (!restartable || cs.cancelled() != asio::cancellation_type::none) co_return total;
-    const auto now = steady_clock::now();
-    while (!restarts.empty() && now - restarts.front() > restart_window) restarts.pop_front();
-    if (restarts.size() >= max_restarts) {
-      total.message += "; " + std::to_string(max_restarts) +
-                       " in-process restarts within ten minutes did not help: restart the engine, and if it "
-                       "fails again look at the brokers' transaction coordinator";
-      co_return total;
-    }
-    restarts.push_back(now);
-    ++total.restarts;
-    options.metrics->restarted();
-    STREAMT_LOG(log, warning) << "restarting in-process after a fatal producer error (" << total.message
-                              << "): new clients under the same identity resume from the committed offsets";
-  }
+  const std::shared_ptr<metrics> keep_metrics = options.metrics;  // for `ended`
+  // The stop signals this run is asked, recorded as they are emitted (see
+  // stop_request); set before the first await, and not reset until the run
+  // is over.
+  stop_request stop;
+  const recording_filter filter{&stop};
+  co_await asio::this_coro::reset_cancellation_state(filter);
+  co_await asio::this_coro::throw_if_cancelled(false);
+  // Made before it is awaited (no temporaries in the co_await expression:
+  // see recording_filter).
+  auto attempts = run_attempts(std::move(p), std::move(options), log, txn, stop);
+  run_report total = co_await std::move(attempts);
+  // The filter points into this frame: detach it before the frame goes.
+  co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
+  co_return total;
 }
 
 }  // namespace streamt::engine

@@ -64,4 +64,11 @@ int cmd_explain(std::span<char* const> args);
 int cmd_replay(std::span<char* const> args);
 int cmd_run(std::span<char* const> args);
 
+// SIGINT and SIGTERM are blocked from the program's first instruction (a
+// preinit_array entry in main.cpp, before any library initialiser or thread)
+// so that a stop sent during start-up is held, not taken by the default
+// action. `streamt run` unblocks them once it listens for them; every other
+// command at the start of main(). Restores the mask the process inherited.
+void release_stop_signals();
+
 }  // namespace streamt::cli

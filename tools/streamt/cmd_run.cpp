@@ -17,7 +17,6 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include <pthread.h>
 #include <signal.h>
 
 #include <charconv>
@@ -141,15 +140,16 @@ std::string default_state_dir(const std::string& application_id) {
 }  // namespace
 
 int cmd_run(std::span<char* const> args) {
-  // SIGINT/SIGTERM stay blocked until the signal_set below is listening: a
-  // supervisor's stop arriving while we start up would otherwise kill the
-  // process by the default action (exit by signal, not the clean exit 0).
-  // A signal that arrives meanwhile stays pending and is delivered then.
-  sigset_t stop_signals, previous_mask;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous_mask);
+  // SIGINT/SIGTERM are blocked since the program's first instruction (see
+  // release_stop_signals in cli.hpp) and stay blocked until the signal_set
+  // below is listening: a supervisor's stop arriving while we start up would
+  // otherwise kill the process by the default action (exit by signal, not
+  // the clean exit 0). One that arrives meanwhile stays pending and is
+  // delivered then; the engine records it and acts on it as on any other
+  // (engine::async_run: a stop during start-up ends it before any
+  // transaction). Every thread (librdkafka's, the pools') inherits the mask,
+  // so the signal always reaches this one.
+  // A usage error or --help returns with them still blocked: main() exits.
   option_spec spec{
       {"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
        "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
@@ -352,7 +352,7 @@ int cmd_run(std::span<char* const> args) {
     signals.async_wait(on_signal);
   };
   signals.async_wait(on_signal);
-  pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
+  release_stop_signals();
 
   // Runs until the pipeline completes; then the signal wait and timer are
   // cancelled so run() returns.

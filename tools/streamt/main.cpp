@@ -6,6 +6,9 @@
 
 #include "tools/streamt/cli.hpp"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -13,6 +16,20 @@
 #include <string_view>
 
 namespace {
+
+sigset_t inherited_mask;
+
+// Runs before the initialisers of the shared libraries and before main():
+// the earliest a program can hold a signal (see release_stop_signals).
+void hold_stop_signals(int, char**, char**) {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &inherited_mask);
+}
+[[gnu::section(".preinit_array"), gnu::used]] void (*hold_stop_signals_entry)(int, char**,
+                                                                              char**) = hold_stop_signals;
 
 constexpr std::string_view top_help =
     "usage: streamt COMMAND [ARGS]\n"
@@ -30,7 +47,12 @@ constexpr std::string_view top_help =
 
 }  // namespace
 
+void streamt::cli::release_stop_signals() { pthread_sigmask(SIG_SETMASK, &inherited_mask, nullptr); }
+
 int main(int argc, char** argv) {
+  // Only `streamt run` handles stop signals; the other commands keep the
+  // default action (and a stop held since start-up is delivered now).
+  if (argc < 2 || std::string_view(argv[1]) != "run") streamt::cli::release_stop_signals();
   try {
     if (argc < 2) {
       std::cerr << top_help;

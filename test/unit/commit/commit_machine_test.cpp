@@ -205,15 +205,64 @@ BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_idle_stops_at_once) {
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::done);
 }
 
-BOOST_AUTO_TEST_CASE(a_graceful_cancel_before_the_commit_lets_the_open_transaction_commit_and_then_stops) {
+// The open transaction commits when the stop arrives, not at the end of the
+// commit interval (which may be longer than any stop timeout): the machine
+// itself asks for send_offsets, no produced_ok from the runtime needed.
+BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_producing_commits_the_open_transaction_now_and_then_stops) {
   c::machine m;
   m.step(c::batch_ready{});
   m.step(c::begun{ok()});
-  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
-  BOOST_TEST(m.step(c::produced_ok{}).kind == action::send_offsets);
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::send_offsets);
+  BOOST_TEST((m.current() == c::machine::state::sending_offsets));
   BOOST_TEST(m.step(c::offsets_sent{ok()}).kind == action::commit);
   BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::done);
   BOOST_TEST(m.transactions_committed() == 1u);
+  BOOST_TEST(m.transactions_aborted() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_the_offsets_are_sent_waits_for_them_then_commits_and_stops) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::produced_ok{});
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
+  BOOST_TEST(m.step(c::offsets_sent{ok()}).kind == action::commit);
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::done);
+  BOOST_TEST(m.transactions_committed() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_second_graceful_cancel_during_the_stops_commit_changes_nothing) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::send_offsets);
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
+  BOOST_TEST(m.step(c::offsets_sent{ok()}).kind == action::commit);
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::done);
+}
+
+BOOST_AUTO_TEST_CASE(the_commit_of_a_graceful_stop_is_retried_on_an_unknown_outcome_then_stops) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::cancel_requested{c::stop_kind::graceful});
+  m.step(c::offsets_sent{ok()});
+  BOOST_TEST(m.step(c::commit_result{timed_out()}).kind == action::retry_after);
+  BOOST_TEST(m.step(c::retry_elapsed{}).kind == action::commit);
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::done);
+  BOOST_TEST(m.transactions_committed() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(an_abortable_commit_of_a_graceful_stop_aborts_and_stops_without_rewinding) {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  m.step(c::cancel_requested{c::stop_kind::graceful});
+  m.step(c::offsets_sent{ok()});
+  BOOST_TEST(m.step(c::commit_result{abortable()}).kind == action::abort);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
+  BOOST_TEST(m.transactions_aborted() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_terminal_cancel_before_the_commit_aborts_and_stops_without_rewinding) {
@@ -229,8 +278,9 @@ BOOST_AUTO_TEST_CASE(a_terminal_cancel_after_a_graceful_one_aborts_a_transaction
   c::machine m;
   m.step(c::batch_ready{});
   m.step(c::begun{ok()});
-  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::send_offsets);
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::abort);
+  BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
 }
 
 BOOST_AUTO_TEST_CASE(a_cancel_after_the_commit_started_is_honoured_only_after_the_commit_outcome) {

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
+# A SIGTERM at any moment of a run ends it cleanly and promptly (issue 14,
+# docs/operations.md "Stopping"), on a real broker:
+#   1. start-up: one SIGTERM at each of 0 to 200 ms after the process holds
+#      its stop signals (the earliest it can: see tools/streamt/main.cpp).
+#      Each run exits 0 within a few seconds, logs its clean stop (never "second
+#      signal"), and leaves no transaction open on the sink. Then a last run
+#      takes the rest: every record exactly once in the sink's read_committed
+#      view, whatever the interrupted runs committed.
+#   2. --commit-interval-ms 60000: a SIGTERM with a transaction open commits
+#      it at once; exit 0 within a few seconds, the output committed.
+# The times are injection points only; the checks are on outcomes: the exit
+# code, the log, the sink's read_committed view and its open transactions
+# (kafka-transactions describe-producers, the Java tool).
+# Writes $STREAMT_EVIDENCE_DIR/stop_signals.tsv (the measured times) and the
+# runs' logs to $STREAMT_EVIDENCE_DIR/stop_signals/.
+source "$(dirname "$0")/lib.sh"
+
+java=${STREAMT_JAVA:-java}
+jars=${STREAMT_KAFKA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streamt/kafka-4.3.1}/jars
+[[ -d $jars ]] || fail "no Kafka jars at $jars (tools/kafka-local fetch)"
+now_us() { echo $((${EPOCHREALTIME/./})); }  # bash 5: no fork, microseconds
+now_ms() { echo $(($(now_us) / 1000)); }
+# wait_exit NAME TIMEOUT_S: wait_engine, polling every 10 ms (the times
+# below are measured to the exit, not to a 100 ms poll); sets engine_rc.
+wait_exit() {
+  local pid=${engine_pid[$1]} i
+  for ((i = 0; i < $2 * 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+  done
+  wait_engine "$1" 1
+}
+
+# open_transactions TOPIC: how many producers have a transaction open on
+# partition 0 of TOPIC (CurrentTransactionStartOffset set), as the broker
+# says. A transaction left open would hold back every read_committed reader.
+open_transactions() {
+  local out n try
+  # A commit returns once the coordinator has decided it; the markers reach
+  # the partition just after. So "open" is asked again for a few seconds.
+  for try in 1 2 3 4 5; do
+    n=$(open_transactions_now "$1")
+    [[ $n == 0 ]] && break
+    sleep 1
+  done
+  echo "$n"
+}
+open_transactions_now() {
+  local out
+  out=$("$java" -cp "$jars/*" org.apache.kafka.tools.TransactionsCommand --bootstrap-server "$STREAMT_BOOTSTRAP" \
+    describe-producers --topic "$1" --partition 0 2>/dev/null) || { echo "describe-producers failed"; return; }
+  echo "$out" >"$work/producers-$1.txt"
+  awk -F'\t' 'NR > 1 && NF >= 6 { gsub(/ /, "", $6); if ($6 != "None" && $6 != "-1") n++ } END { print n + 0 }' <<<"$out"
+}
+
+# held PID: true once the process holds SIGTERM, blocked (since its first
+# instruction) or caught (the engine listens). Before that it is still the
+# forked shell or the dynamic loader, which no program can protect.
+binary_comm=$(basename "$STREAMT_BINARY" | cut -c1-15)  # /proc/PID/comm after the exec
+held() {
+  local key value comm=""
+  read -r comm <"/proc/$1/comm" 2>/dev/null || return 1
+  [[ $comm == "$binary_comm" ]] || return 1
+  while read -r key value; do
+    case $key in
+      SigBlk: | SigCgt:) ((0x$value & 0x4000)) && return 0 ;;
+    esac
+  done <"/proc/$1/status"
+  return 1
+}
+
+records=300
+src=$(unique stop-src) sink=$(unique stop-sink) app=$(unique stop)
+create_topic "$src" 1
+create_topic "$sink" 1
+schema="$work/orders.schema.json"
+orders_schema "$src" "$schema"
+compile "$schema" "$app" "$sink" "SELECT id, amount FROM orders" "$work/plan.json"
+for ((i = 0; i < records; i++)); do printf 'k%d\t{"id":"r%d","amount":%d}\n' "$i" "$i" "$i"; done | produce "$src"
+expected=$(for ((i = 0; i < records; i++)); do printf '{"id":"r%d","amount":%d}\n' "$i" "$i"; done)
+state="$work/state"
+timings="$work/timings.tsv"
+printf 'case\theld_after_launch_us\tsignal_after_ms\texit\tsignal_to_exit_ms\n' >"$timings"
+
+echo "== 1. SIGTERM during start-up"
+for delay in 0 2 5 10 15 20 30 50 100 200; do
+  name="startup-$delay"
+  launched=$(now_us)
+  start_engine "$name" "$work/plan.json" "$state"
+  pid=${engine_pid[$name]}
+  until held "$pid" || (($(now_us) - launched > 10000000)); do :; done
+  held "$pid" || { show_log "$name"; fail "$name: the process never held SIGTERM"; }
+  held_us=$(($(now_us) - launched))
+  if ((delay > 0)); then sleep "$(printf '0.%03d' "$delay")"; fi
+  signalled=$(now_ms)
+  kill -TERM "$pid"
+  wait_exit "$name" 30
+  took=$(($(now_ms) - signalled))
+  printf 'startup\t%d\t%d\t%d\t%d\n' "$held_us" "$delay" "$engine_rc" "$took" >>"$timings"
+  echo "   SIGTERM at $delay ms: exit $engine_rc after $took ms; $(grep -m1 -o 'stopping: .*' "$work/$name.log" || true)"
+  [[ $engine_rc == 0 ]] || show_log "$name"
+  check_eq "$name: exit 0" 0 "$engine_rc"
+  # Within a few seconds, not the 30 s stop timeout (the lost stop). A stop
+  # while the broker holds the group's JoinGroup (its initial rebalance
+  # delay: each run here starts an empty group) takes about 5 s more:
+  # librdkafka's LeaveGroup waits behind the JoinGroup and times out
+  # ("REQTMOUT ... LeaveGroupRequest ... held back by preceeding blocking
+  # JoinGroupRequest"), then the run exits 0 as it should.
+  ((took < 10000)) || { show_log "$name"; fail "$name: took $took ms after the signal"; }
+  grep -q "stopped cleanly" "$work/$name.log" || { show_log "$name"; fail "$name: no clean-stop line"; }
+  if grep -q "second signal" "$work/$name.log"; then show_log "$name"; fail "$name: one signal taken as two"; fi
+  grep -Eq "stopping: (a stop signal arrived during start-up|finishing the open transaction)" "$work/$name.log" ||
+    { show_log "$name"; fail "$name: no line saying why it stopped"; }
+  open=$(open_transactions "$sink")
+  [[ $open == 0 ]] || { show_log "$name"; cat "$work/producers-$sink.txt"; }
+  check_eq "$name: no transaction left open on the sink" 0 "$open"
+done
+
+echo "== 1b. the rest of the backlog, exactly once"
+start_engine rest "$work/plan.json" "$state"
+wait_for_committed "$app" "$src" 0 "$records" || { show_log rest; fail "rest: offsets"; }
+stop_engine rest
+check_eq "rest: exit 0" 0 "$engine_rc"
+check_eq "every record exactly once in the sink's read_committed view" "$expected" "$(values_committed "$sink")"
+check_eq "rest: no transaction left open on the sink" 0 "$(open_transactions "$sink")"
+
+echo "== 2. SIGTERM with --commit-interval-ms 60000 and a transaction open"
+sink2=$(unique stop-sink-long) app2=$(unique stop-long)
+create_topic "$sink2" 1
+compile "$schema" "$app2" "$sink2" "SELECT id, amount FROM orders" "$work/plan-long.json"
+start_engine long "$work/plan-long.json" "$work/state-long" --commit-interval-ms 60000
+for ((i = 0; i < 600; i++)); do
+  grep -q "starting from the earliest offset" "$work/long.log" && break
+  sleep 0.1
+done
+grep -q "starting from the earliest offset" "$work/long.log" || { show_log long; fail "long: no partitions"; }
+# The backlog is one poll away once the partition is taken; give it that.
+sleep 2
+if grep -q "committed transaction" "$work/long.log"; then show_log long; fail "long: committed before the stop"; fi
+signalled=$(now_ms)
+kill -TERM "${engine_pid[long]}"
+wait_exit long 30
+exited=$(now_ms)
+took=$((exited - signalled))
+printf 'commit-interval-60000\t-\t-\t%d\t%d\n' "$engine_rc" "$took" >>"$timings"
+echo "   SIGTERM with a transaction open: exit $engine_rc after $took ms"
+check_eq "long: exit 0" 0 "$engine_rc"
+((took < 5000)) || { show_log long; fail "long: took $took ms after the signal (waited for the interval?)"; }
+grep -q "committed transaction 1 " "$work/long.log" || { show_log long; fail "long: the open transaction did not commit"; }
+committed_at=$(grep -m1 'committed transaction 1 ' "$work/long.log" | cut -d' ' -f1)
+commit_to_exit=$((exited - $(date -d "$committed_at" +%s%N) / 1000000))
+echo "   signal to commit $((took - commit_to_exit)) ms, commit to exit $commit_to_exit ms"
+((commit_to_exit < 2000)) || { show_log long; fail "long: exited $commit_to_exit ms after the commit"; }
+if grep -q "second signal" "$work/long.log"; then show_log long; fail "long: one signal taken as two"; fi
+check_eq "long: the committed offset is the whole backlog" "$records" "$(committed_offset "$app2" "$src" 0)"
+check_eq "long: the output committed, once" "$expected" "$(values_committed "$sink2")"
+check_eq "long: no transaction left open on the sink" 0 "$(open_transactions "$sink2")"
+
+mkdir -p "$STREAMT_EVIDENCE_DIR/stop_signals"
+cp "$timings" "$STREAMT_EVIDENCE_DIR/stop_signals.tsv"
+cp "$work"/*.log "$STREAMT_EVIDENCE_DIR/stop_signals/"
+cat "$timings"
+echo "stop_signals: $checks_passed checks passed"
