@@ -1316,12 +1316,14 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
   options.metrics->set_identity(
       {p.identity.application_id, plan::digest(p), p.identity.source_topic, p.identity.sink_topic});
   // Whatever way the run ends (a status, or a bug's exception), it is no
-  // longer live for /healthz.
+  // longer live for /healthz. The guard owns a reference: `options` (and
+  // its reference) is moved into the attempts below, and a caller that gave
+  // no metrics object holds none, so a guard with a plain pointer would
+  // mark a freed object at the end (ASan: heap-use-after-free).
   struct ended_guard {
-    metrics* m;
+    std::shared_ptr<metrics> m;
     ~ended_guard() { m->run_ended(); }
-  } ended{options.metrics.get()};
-  const std::shared_ptr<metrics> keep_metrics = options.metrics;  // for `ended`
+  } ended{options.metrics};
   // The stop signals this run is asked, recorded as they are emitted (see
   // stop_request); set before the first await, and not reset until the run
   // is over.

@@ -42,6 +42,15 @@ void walk_to_commit(c::machine& m) {
   BOOST_TEST_REQUIRE(m.step(c::offsets_sent{ok()}).kind == action::commit);
 }
 
+// A machine with a transaction begun and records being produced: where most
+// stop and commit cases start.
+c::machine with_open_transaction() {
+  c::machine m;
+  m.step(c::batch_ready{});
+  m.step(c::begun{ok()});
+  return m;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(
@@ -55,9 +64,7 @@ BOOST_AUTO_TEST_CASE(
 }
 
 BOOST_AUTO_TEST_CASE(a_retriable_send_offsets_is_retried_after_a_delay_and_then_the_commit_proceeds) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::produced_ok{});
   const auto a = m.step(c::offsets_sent{coordinator_moved()});
   BOOST_TEST(a.kind == action::retry_after);
@@ -116,9 +123,7 @@ BOOST_AUTO_TEST_CASE(retry_delays_double_from_the_initial_backoff_up_to_the_maxi
 }
 
 BOOST_AUTO_TEST_CASE(an_abortable_delivery_failure_during_produce_aborts_then_rewinds_then_consumes_again) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   BOOST_TEST(m.step(c::delivery_failed{abortable()}).kind == action::abort);
   BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::rewind_to_committed);
   BOOST_TEST(m.step(c::rewound{ok()}).kind == action::consume);
@@ -153,16 +158,12 @@ BOOST_AUTO_TEST_CASE(a_fenced_producer_stops_with_fenced_and_stays_stopped) {
 }
 
 BOOST_AUTO_TEST_CASE(a_fenced_delivery_report_stops_with_fenced_even_before_the_commit) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   BOOST_TEST(m.step(c::delivery_failed{fenced()}).kind == action::fenced);
 }
 
 BOOST_AUTO_TEST_CASE(a_fatal_error_stops_with_fatal_naming_the_call_that_failed) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::produced_ok{});
   const auto a = m.step(c::offsets_sent{fatal()});
   BOOST_TEST(a.kind == action::fatal);
@@ -190,9 +191,7 @@ BOOST_AUTO_TEST_CASE(an_abortable_delivery_report_during_the_commit_waits_for_th
 }
 
 BOOST_AUTO_TEST_CASE(delivery_failures_of_records_purged_by_an_abort_are_ignored) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::delivery_failed{abortable()});
   BOOST_TEST(m.step(c::delivery_failed{abortable()}).kind == action::wait);
   BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::rewind_to_committed);
@@ -209,9 +208,7 @@ BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_idle_stops_at_once) {
 // commit interval (which may be longer than any stop timeout): the machine
 // itself asks for send_offsets, no produced_ok from the runtime needed.
 BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_producing_commits_the_open_transaction_now_and_then_stops) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::send_offsets);
   BOOST_TEST((m.current() == c::machine::state::sending_offsets));
   BOOST_TEST(m.step(c::offsets_sent{ok()}).kind == action::commit);
@@ -221,9 +218,7 @@ BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_producing_commits_the_open_transact
 }
 
 BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_the_offsets_are_sent_waits_for_them_then_commits_and_stops) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::produced_ok{});
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
   BOOST_TEST(m.step(c::offsets_sent{ok()}).kind == action::commit);
@@ -232,9 +227,7 @@ BOOST_AUTO_TEST_CASE(a_graceful_cancel_while_the_offsets_are_sent_waits_for_them
 }
 
 BOOST_AUTO_TEST_CASE(a_second_graceful_cancel_during_the_stops_commit_changes_nothing) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::send_offsets);
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
   BOOST_TEST(m.step(c::offsets_sent{ok()}).kind == action::commit);
@@ -243,9 +236,7 @@ BOOST_AUTO_TEST_CASE(a_second_graceful_cancel_during_the_stops_commit_changes_no
 }
 
 BOOST_AUTO_TEST_CASE(the_commit_of_a_graceful_stop_is_retried_on_an_unknown_outcome_then_stops) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::cancel_requested{c::stop_kind::graceful});
   m.step(c::offsets_sent{ok()});
   BOOST_TEST(m.step(c::commit_result{timed_out()}).kind == action::retry_after);
@@ -255,9 +246,7 @@ BOOST_AUTO_TEST_CASE(the_commit_of_a_graceful_stop_is_retried_on_an_unknown_outc
 }
 
 BOOST_AUTO_TEST_CASE(an_abortable_commit_of_a_graceful_stop_aborts_and_stops_without_rewinding) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::cancel_requested{c::stop_kind::graceful});
   m.step(c::offsets_sent{ok()});
   BOOST_TEST(m.step(c::commit_result{abortable()}).kind == action::abort);
@@ -266,18 +255,14 @@ BOOST_AUTO_TEST_CASE(an_abortable_commit_of_a_graceful_stop_aborts_and_stops_wit
 }
 
 BOOST_AUTO_TEST_CASE(a_terminal_cancel_before_the_commit_aborts_and_stops_without_rewinding) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::produced_ok{});
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::abort);
   BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
 }
 
 BOOST_AUTO_TEST_CASE(a_terminal_cancel_after_a_graceful_one_aborts_a_transaction_not_yet_committing) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::send_offsets);
   BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::abort);
   BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
@@ -319,17 +304,13 @@ BOOST_AUTO_TEST_CASE(a_passed_deadline_during_the_commit_stops_and_leaves_the_ou
 }
 
 BOOST_AUTO_TEST_CASE(a_passed_deadline_before_the_commit_aborts_the_open_transaction) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   BOOST_TEST(m.step(c::deadline_passed{}).kind == action::abort);
   BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
 }
 
 BOOST_AUTO_TEST_CASE(a_retriable_abort_is_retried_and_then_rewinds) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::delivery_failed{abortable()});
   BOOST_TEST(m.step(c::abort_result{timed_out()}).kind == action::retry_after);
   BOOST_TEST(m.step(c::retry_elapsed{}).kind == action::abort);
@@ -337,17 +318,13 @@ BOOST_AUTO_TEST_CASE(a_retriable_abort_is_retried_and_then_rewinds) {
 }
 
 BOOST_AUTO_TEST_CASE(an_abortable_error_from_the_abort_itself_is_fatal) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::delivery_failed{abortable()});
   BOOST_TEST(m.step(c::abort_result{abortable()}).kind == action::fatal);
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_rewind_is_fatal_because_consuming_on_would_skip_records) {
-  c::machine m;
-  m.step(c::batch_ready{});
-  m.step(c::begun{ok()});
+  c::machine m = with_open_transaction();
   m.step(c::delivery_failed{abortable()});
   m.step(c::abort_result{ok()});
   BOOST_TEST(m.step(c::rewound{unclassified()}).kind == action::fatal);
