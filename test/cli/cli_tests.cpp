@@ -450,6 +450,42 @@ BOOST_AUTO_TEST_CASE(the_text_log_has_utc_times_and_names_the_application_plan_a
   BOOST_TEST(contains(r.err, "streamt run: "), r.err);  // the closing error stays plain text
 }
 
+BOOST_AUTO_TEST_CASE(a_number_outside_its_range_is_a_usage_error_naming_the_range) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  struct refused {
+    std::string option, value, range;
+  };
+  // Past the range, at zero, negative, with a unit, and past 64 bits: each
+  // once overflowed or was read as something else.
+  for (const refused& c :
+       {refused{"--connect-timeout-ms", "9223372036854775807", "from 1 to 3600000"},
+        refused{"--commit-interval-ms", "9223372036854775807", "from 1 to 600000"},
+        refused{"--commit-interval-ms", "0", "from 1 to 600000"},
+        refused{"--stop-timeout-ms", "-5", "from 1 to 3600000"},
+        refused{"--stop-timeout-ms", "30s", "from 1 to 3600000"},
+        refused{"--max-records-per-transaction", "99999999999999999999", "from 1 to 1000000"}}) {
+    process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                    dir.file("state"), c.option, c.value});
+    BOOST_TEST(r.exit_code == 2, c.option << " " << c.value << ": " << r.err);
+    BOOST_TEST(contains(r.err, c.option + " takes a whole number of"), r.err);
+    BOOST_TEST(contains(r.err, c.range), r.err);
+    BOOST_TEST(!std::filesystem::exists(dir.file("state")), "a usage error touched the state directory");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_largest_number_in_each_range_is_accepted) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  // Nothing answers on port 1: accepted options get as far as the connect
+  // check (exit 69), a refused one would stop at the usage error (exit 2).
+  process_result r =
+      run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", dir.file("state"),
+                   "--commit-interval-ms", "600000", "--max-records-per-transaction", "1000000",
+                   "--stop-timeout-ms", "3600000", "--connect-timeout-ms", "1"});
+  BOOST_TEST(r.exit_code == 69, r.err);
+}
+
 BOOST_AUTO_TEST_CASE(an_unknown_log_format_is_a_usage_error) {
   process_result r =
       run_streamt({"run", "plan.json", "--bootstrap-servers", "127.0.0.1:1", "--log-format", "xml"});
