@@ -304,6 +304,10 @@ class runtime {
     }
     if (stop_->requested())
       co_return stopped_in_start_up("after init_transactions, before joining the group");
+    // Kafka has admitted the run: only now is the state directory written,
+    // so a start refused before this point leaves it as it found it.
+    if (result<void> committed = state_->commit(); !committed)
+      co_return fail(run_status::state_dir, committed.error().message);
     if (kafka::error_report e = consumer_->subscribe({plan_.identity.source_topic}); e.failed())
       co_return fail(run_status::failed, "subscribe: " + e.message);
     STREAMT_LOG(log_, info) << "joined group " << plan_.identity.application_id << "; waiting for partitions";

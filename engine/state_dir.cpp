@@ -3,6 +3,8 @@
 
 #include "engine/state_dir.hpp"
 
+#include "engine/durable_file.hpp"
+
 #include "plan/plan_json.hpp"
 #include "plan/strict_json.hpp"
 
@@ -11,15 +13,20 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 namespace streamt::engine {
 namespace fs = std::filesystem;
@@ -35,24 +42,32 @@ diagnostic state_error(std::string code, std::string message) {
   return d;
 }
 
-std::optional<std::string> read_file(const fs::path& p) {
+// A file of the state directory: absent, unreadable (the error names why),
+// or its text.
+struct file_text {
+  bool exists = false;
+  std::optional<std::string> text;  // empty if it exists but cannot be read
+  std::string error;
+};
+
+file_text read_file(const fs::path& p) {
+  file_text r;
+  std::error_code ec;
+  r.exists = fs::exists(fs::symlink_status(p, ec));  // a dangling link exists too
+  if (!r.exists) return r;
   std::ifstream f(p, std::ios::binary);
-  if (!f) return std::nullopt;
+  if (!f) {
+    r.error = std::strerror(errno);
+    return r;
+  }
   std::ostringstream s;
   s << f.rdbuf();
-  return s.str();
-}
-
-// Write-then-rename, so a crash leaves either the old or the new file.
-bool write_file(const fs::path& p, const std::string& text) {
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!(f << text) || !f.flush()) return false;
+  if (f.bad()) {
+    r.error = "read error";
+    return r;
   }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
-  return !ec;
+  r.text = s.str();
+  return r;
 }
 
 std::string new_instance_id() {
@@ -72,69 +87,199 @@ std::string utc_now() {
   return buf;
 }
 
+bool safe_text(std::string_view s) {
+  if (s.empty()) return false;
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
+bool instance_id_shape(std::string_view s) {
+  return s.size() == 16 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// What identity.json holds once it has passed identity_problem().
+struct recorded_identity {
+  std::string application_id, source_topic, sink_topic, instance_id;
+};
+
+// Checks identity.json strictly. Returns what is wrong with it, described
+// without quoting it (it is a file an operator may have pasted anything into).
+std::optional<std::string> identity_problem(const std::string& text, recorded_identity& out) {
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }))
+    return "it is empty (a crash or a full disk may have cut it short)";
+  result<json::value> doc = plan::parse_strict_json(text, phase::plan);
+  if (!doc) return "it is not valid JSON (it may be truncated, or hold control characters)";
+  const json::object* o = doc->if_object();
+  if (!o) return "it does not hold a JSON object (it is not a streamt identity file)";
+  static constexpr std::string_view fields[] = {"application_id", "source_topic", "sink_topic",
+                                                "instance_id"};
+  for (const auto& kv : *o)
+    if (std::find(std::begin(fields), std::end(fields), std::string_view(kv.key())) == std::end(fields))
+      return "it holds fields streamt does not write (it is not a streamt identity file)";
+  std::string* slots[] = {&out.application_id, &out.source_topic, &out.sink_topic, &out.instance_id};
+  for (std::size_t i = 0; i < std::size(fields); ++i) {
+    const json::value* v = o->if_contains(fields[i]);
+    if (!v || !v->is_string()) return "its field '" + std::string(fields[i]) + "' is missing or not a string";
+    const json::string& s = v->get_string();
+    if (!safe_text(std::string_view(s.data(), s.size())))
+      return "its field '" + std::string(fields[i]) + "' is empty or holds control characters";
+    *slots[i] = std::string(s.data(), s.size());
+  }
+  if (!instance_id_shape(out.instance_id)) return "its 'instance_id' is not 16 lowercase hex digits";
+  return std::nullopt;
+}
+
 }  // namespace
 
 result<state_dir> state_dir::open(const std::string& path) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec)
-    return state_error("state_dir_unusable", "cannot create state directory '" + path + "': " + ec.message());
-  const std::string lock_path = (fs::path(path) / "lock").string();
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return state_error("state_dir_unusable", "cannot open '" + lock_path + "': " + std::strerror(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    char buf[32] = {};
-    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    ::close(fd);
-    std::string holder = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("unknown");
-    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-    return state_error("state_dir_locked", "state directory '" + path +
-                                               "' is in use by another streamt process (pid " + holder +
-                                               "); give each instance its own --state-dir");
-  }
-  // The pid is informational (for the message above); the flock is the lock.
-  const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-    ::close(fd);
-    return state_error("state_dir_unusable", "cannot write '" + lock_path + "': " + std::strerror(errno));
-  }
   state_dir d;
   d.path_ = path;
-  d.lock_fd_ = fd;
-  return d;
+  const std::string lock_path = (fs::path(path) / "lock").string();
+  // Retried: a process whose failed start removes the lock file and the
+  // directory it made (see the destructor) may do so between our steps.
+  for (int attempt = 0;; ++attempt) {
+    // The directories this call makes, deepest last, so that a start that is
+    // never committed can take them away again.
+    std::vector<std::string> made;
+    std::error_code ec;
+    for (fs::path p = fs::absolute(path, ec); !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+         p = p.parent_path()) {
+      made.insert(made.begin(), p.string());
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(path, ec);
+    if (ec)
+      return state_error("state_dir_unusable",
+                         "cannot create state directory '" + path + "': " + ec.message());
+    int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const bool made_lock = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT && attempt < 10) continue;
+      return state_error("state_dir_unusable", "cannot open '" + lock_path + "': " + std::strerror(errno));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      char buf[32] = {};
+      const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+      ::close(fd);
+      std::string holder = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("unknown");
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      return state_error("state_dir_locked", "state directory '" + path +
+                                                 "' is in use by another streamt process (pid " + holder +
+                                                 "); give each instance its own --state-dir");
+    }
+    // The lock is ours only if the file we locked is still the one at the
+    // path (a releasing process may have removed it meanwhile).
+    struct stat held {
+    }, named{};
+    if (::fstat(fd, &held) != 0 || ::stat(lock_path.c_str(), &named) != 0 || held.st_ino != named.st_ino ||
+        held.st_dev != named.st_dev) {
+      ::close(fd);
+      if (attempt < 10) continue;
+      return state_error("state_dir_unusable", "cannot lock '" + lock_path + "': it keeps being replaced");
+    }
+    // What the lock file held before, restored if this start is never
+    // committed, so a failed start leaves the directory byte for byte.
+    char buf[64] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf, 0);
+    d.lock_before_ = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+    // The pid is informational (for the message above); the flock is the lock.
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+      const std::string why = std::strerror(errno);
+      if (made_lock) ::unlink(lock_path.c_str());
+      ::close(fd);
+      return state_error("state_dir_unusable", "cannot write '" + lock_path + "': " + why);
+    }
+    d.lock_fd_ = fd;
+    d.made_lock_ = made_lock;
+    d.made_dirs_ = std::move(made);
+    return d;
+  }
 }
 
 state_dir::state_dir(state_dir&& other) noexcept
     : path_(std::move(other.path_)),
       lock_fd_(std::exchange(other.lock_fd_, -1)),
       instance_id_(std::move(other.instance_id_)),
-      first_run_(other.first_run_) {}
+      first_run_(other.first_run_),
+      admitted_(other.admitted_),
+      committed_(other.committed_),
+      made_lock_(other.made_lock_),
+      made_dirs_(std::move(other.made_dirs_)),
+      lock_before_(std::move(other.lock_before_)),
+      pending_plan_(std::move(other.pending_plan_)),
+      pending_digest_(std::move(other.pending_digest_)),
+      pending_identity_(std::move(other.pending_identity_)) {}
 
 state_dir::~state_dir() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
+  if (lock_fd_ < 0) return;
+  // Released under the lock, then closed (which releases the flock). A run
+  // that was committed leaves the lock file empty; one that never was
+  // leaves the directory as it found it: the lock file's old bytes, or no
+  // lock file and no directory if this process made them.
+  if (!committed_ && made_lock_) {
+    ::unlink((fs::path(path_) / "lock").c_str());
+    ::close(lock_fd_);
+    for (auto it = made_dirs_.rbegin(); it != made_dirs_.rend(); ++it)
+      if (::rmdir(it->c_str()) != 0) break;  // not empty (someone else's now): kept
+    return;
+  }
+  const std::string& keep = committed_ ? std::string() : lock_before_;
+  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, keep.data(), keep.size(), 0) < 0) {
+    // Harmless: the pid only names a holder in the "in use" message.
+  }
+  ::close(lock_fd_);
 }
 
 result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) {
+  admitted_ = false;
   const fs::path dir(path_);
-  const std::optional<std::string> identity_text = read_file(dir / "identity.json");
-  const std::optional<std::string> last_text = read_file(dir / "plan.json");
-  first_run_ = !identity_text.has_value();
-  if (identity_text) {
-    result<json::value> doc = plan::parse_strict_json(*identity_text, phase::plan);
-    const json::object* o = doc ? doc->if_object() : nullptr;
-    const json::value* id = o ? o->if_contains("instance_id") : nullptr;
-    if (!id || !id->is_string() || !last_text)
+  const std::string identity_path = (dir / "identity.json").string();
+  auto damaged = [&](const std::string& what) {
+    return state_error("state_dir_unusable",
+                       "'" + identity_path + "' is damaged: " + what +
+                           ". streamt does not overwrite it: it holds this instance's id, which fences the "
+                           "instance's zombies. Restore it from a backup; or, to start this application as a "
+                           "new instance, move the directory '" +
+                           path_ + "' aside (or point --state-dir at a new one)");
+  };
+  const file_text identity_file = read_file(dir / "identity.json");
+  const file_text last_file = read_file(dir / "plan.json");
+  const file_text history_file = read_file(dir / "history");
+  if (identity_file.exists && !identity_file.text)
+    return state_error("state_dir_unusable", "cannot read '" + identity_path + "': " + identity_file.error +
+                                                 "; check the permissions of the state directory");
+  first_run_ = !identity_file.exists;
+  if (first_run_ && last_file.exists && history_file.text && !history_file.text->empty())
+    // plan.json is written before identity.json and history after it, so a
+    // crash between the writes leaves no history: this one lost its identity.
+    return damaged("it is missing, although plan.json and history record earlier runs here");
+  if (!first_run_) {
+    recorded_identity was_id;
+    if (std::optional<std::string> problem = identity_problem(*identity_file.text, was_id))
+      return damaged(*problem);
+    if (!last_file.text)
       return state_error("state_dir_unusable",
-                         "state directory '" + path_ +
-                             "' holds a damaged identity.json or no plan.json; restore it "
-                             "from a backup (deleting it gives this instance a new identity)");
-    instance_id_ = std::string(id->get_string());
-    result<plan::plan> last = plan::load_plan(*last_text);
+                         "state directory '" + path_ + "' holds identity.json but " +
+                             (last_file.exists ? "plan.json cannot be read (" + last_file.error + ")"
+                                               : std::string("no plan.json")) +
+                             "; restore it from a backup, or move the directory aside (or point --state-dir "
+                             "at a new one) to start as a new instance");
+    result<plan::plan> last = plan::load_plan(*last_file.text);
     if (!last)
       return state_error("state_dir_unusable", "the plan recorded in '" + path_ +
-                                                   "/plan.json' is invalid: " + last.error().message);
+                                                   "/plan.json' is invalid: " + last.error().message +
+                                                   "; restore it from a backup, or move the directory aside "
+                                                   "(or point --state-dir at a new one)");
     const plan::identity& was = last->identity;
+    if (was_id.application_id != was.application_id || was_id.source_topic != was.source_topic ||
+        was_id.sink_topic != was.sink_topic)
+      return damaged("it names another application or other topics than plan.json beside it");
     const plan::identity& now = next.identity;
     auto refuse = [&](std::string what, const std::string& a, const std::string& b) {
       return state_error(
@@ -157,24 +302,41 @@ result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) 
           "the plan changes the output (projection or source schema) of the application run from '" + path_ +
               "'; consumers of the sink topic will see records of a new shape. Restart with "
               "--allow-output-change if that is intended");
-  }
-  // plan.json first: identity.json marks a complete first run, so a crash
-  // between the two writes leaves a directory that looks new, not damaged.
-  if (!write_file(dir / "plan.json", plan::write_plan(next)))
-    return state_error("state_dir_unusable", "cannot write '" + path_ + "/plan.json'");
-  if (first_run_) {
+    instance_id_ = was_id.instance_id;
+    pending_identity_.clear();
+  } else {
+    // A new instance: its id is chosen now (the transactional id needs it)
+    // but recorded only by commit(), once Kafka has admitted the run.
     instance_id_ = new_instance_id();
     json::object identity;
     identity["application_id"] = next.identity.application_id;
     identity["source_topic"] = next.identity.source_topic;
     identity["sink_topic"] = next.identity.sink_topic;
     identity["instance_id"] = instance_id_;
-    if (!write_file(dir / "identity.json", json::serialize(identity) + "\n"))
-      return state_error("state_dir_unusable", "cannot write '" + path_ + "/identity.json'");
+    pending_identity_ = json::serialize(identity) + "\n";
   }
-  std::ofstream history(dir / "history", std::ios::app);
-  if (!(history << utc_now() << ' ' << plan::digest(next) << '\n'))
-    return state_error("state_dir_unusable", "cannot append to '" + path_ + "/history'");
+  pending_plan_ = plan::write_plan(next);
+  pending_digest_ = plan::digest(next);
+  admitted_ = true;
+  return {};
+}
+
+result<void> state_dir::commit() {
+  if (!admitted_) return state_error("state_dir_unusable", "internal: state_dir::commit() before admit()");
+  const fs::path dir(path_);
+  // plan.json first: identity.json marks a complete first run, so a crash
+  // between the two writes leaves a directory that looks new, not damaged.
+  if (auto e = write_file_durably((dir / "plan.json").string(), pending_plan_))
+    return state_error("state_dir_unusable", *e);
+  if (!pending_identity_.empty()) {
+    if (auto e = write_file_durably((dir / "identity.json").string(), pending_identity_))
+      return state_error("state_dir_unusable", *e);
+    pending_identity_.clear();
+  }
+  if (auto e = append_durably((dir / "history").string(), utc_now() + ' ' + pending_digest_ + '\n'))
+    return state_error("state_dir_unusable", *e);
+  admitted_ = false;
+  committed_ = true;
   return {};
 }
 

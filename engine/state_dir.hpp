@@ -4,7 +4,9 @@
 #pragma once
 // The state directory (`streamt run --state-dir`, contract §5). It holds:
 //   lock           an flock held while a process runs from this directory, so
-//                  two processes can't run the same identity from it;
+//                  two processes can't run the same identity from it (it
+//                  holds the holder's pid while held, and is empty after a
+//                  committed run);
 //   identity.json  the identity of the plan last run here, and this
 //                  instance's id (part of its transactional id);
 //   plan.json      the last plan run here (to tell a changed predicate, which
@@ -21,25 +23,40 @@
 #include "plan/plan.hpp"
 
 #include <string>
+#include <vector>
 
 namespace streamt::engine {
 
 class state_dir {
  public:
-  // Creates the directory if needed and takes its lock. Errors (code):
+  // Creates the directory if needed and takes its lock. Until commit(),
+  // releasing the lock undoes this: a lock file (and directories) it made
+  // are removed, an existing lock file gets its old bytes back. Errors (code):
   // `state_dir_unusable` (cannot create or write it), `state_dir_locked`
   // (another process holds it; the message names its pid).
   static result<state_dir> open(const std::string& path);
 
-  // Compares `next` with the plan last run here and records it if allowed.
+  // Compares `next` with the plan last run here, without writing anything.
   // Refused (code `identity_changed`): another application id, source or
   // sink topic, or operator names. Refused unless `allow_output_change`
   // (code `output_changed`): another projection or source schema. Allowed: a
-  // changed predicate. On the first run the identity is recorded and a new
-  // instance id is made.
+  // changed predicate. Refused (code `state_dir_unusable`): a damaged
+  // identity.json (empty, not JSON, not a streamt identity, control
+  // characters, a malformed instance id, or naming other topics than
+  // plan.json), an unreadable or invalid plan.json, or an identity.json
+  // deleted from a directory with a history; the message names the file and
+  // what to do, never its content. On the first run a new instance id is made.
   result<void> admit(const plan::plan& next, bool allow_output_change);
 
-  // This instance's id: 16 lowercase hex digits, fixed after the first admit().
+  // Records what admit() accepted: plan.json, on the first run identity.json
+  // (each written durably: temporary file, fsync, rename, fsync of the
+  // directory), and a history line. Called only once Kafka has admitted the
+  // run (brokers and topics checked, transactions initialised), so a start
+  // that fails before leaves the directory as it found it.
+  result<void> commit();
+
+  // This instance's id: 16 lowercase hex digits, fixed once the first
+  // admit() has been committed.
   const std::string& instance_id() const noexcept { return instance_id_; }
   const std::string& path() const noexcept { return path_; }
   // Whether admit() found no earlier plan here (a new instance).
@@ -56,6 +73,14 @@ class state_dir {
   int lock_fd_ = -1;  // the open lock file; -1 once moved from
   std::string instance_id_;
   bool first_run_ = false;
+  bool admitted_ = false;               // admit() succeeded; commit() not yet done
+  bool committed_ = false;              // commit() succeeded: the files are this run's
+  bool made_lock_ = false;              // open() created the lock file
+  std::vector<std::string> made_dirs_;  // the directories open() created, outermost first
+  std::string lock_before_;             // the lock file's bytes before open()
+  std::string pending_plan_;            // plan.json to write
+  std::string pending_digest_;          // for the history line
+  std::string pending_identity_;        // identity.json to write; empty unless a first run
 };
 
 // The transactional id of an instance: "<application id>-<instance id>".

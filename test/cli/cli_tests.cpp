@@ -342,6 +342,56 @@ BOOST_AUTO_TEST_CASE(a_metrics_address_that_is_taken_exits_78_before_the_state_d
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_SUITE(run_state_directory)
+
+// These runs fail to reach a broker on a port where none listens (exit 69),
+// or are refused before they try.
+
+BOOST_AUTO_TEST_CASE(a_first_start_that_cannot_reach_the_brokers_leaves_no_state_directory) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string state = dir.file("state");
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", state,
+                                  "--connect-timeout-ms", "1000"});
+  BOOST_TEST(r.exit_code == 69, r.err);
+  BOOST_TEST(!std::filesystem::exists(state), "the failed first start left " << state);
+}
+
+BOOST_AUTO_TEST_CASE(a_damaged_identity_exits_73_naming_the_file_and_what_to_do_without_quoting_it) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string state = dir.file("state");
+  std::filesystem::create_directories(state);
+  const std::string damaged = "{\"password\":\"hunter2-in-identity\"}\n";
+  write_text(state + "/identity.json", damaged);
+  write_text(state + "/plan.json", read_text(plan));
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", state,
+                                  "--connect-timeout-ms", "1000"});
+  BOOST_TEST(r.exit_code == 73, r.err);
+  BOOST_TEST(
+      contains(r.err, "'" + state + "/identity.json' is damaged: it holds fields streamt does not write"),
+      r.err);
+  BOOST_TEST(contains(r.err, "move the directory '" + state + "' aside (or point --state-dir at a new one)"),
+             r.err);
+  BOOST_TEST(!contains(r.err + r.out, "hunter2"), r.err);
+  BOOST_TEST(read_text(state + "/identity.json") == damaged);
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_identity_exits_73_and_stays_empty) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string state = dir.file("state");
+  std::filesystem::create_directories(state);
+  write_text(state + "/identity.json", "");
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", state,
+                                  "--connect-timeout-ms", "1000"});
+  BOOST_TEST(r.exit_code == 73, r.err);
+  BOOST_TEST(contains(r.err, "identity.json' is damaged: it is empty"), r.err);
+  BOOST_TEST(read_text(state + "/identity.json").empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(run_log)
 
 // These runs get as far as creating their clients and fail to reach a
@@ -398,6 +448,42 @@ BOOST_AUTO_TEST_CASE(the_text_log_has_utc_times_and_names_the_application_plan_a
   BOOST_TEST(r.err[at - 17] == 'T');
   BOOST_TEST((at == 27u || r.err[at - 28] == '\n'), r.err);
   BOOST_TEST(contains(r.err, "streamt run: "), r.err);  // the closing error stays plain text
+}
+
+BOOST_AUTO_TEST_CASE(a_number_outside_its_range_is_a_usage_error_naming_the_range) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  struct refused {
+    std::string option, value, range;
+  };
+  // Past the range, at zero, negative, with a unit, and past 64 bits: each
+  // once overflowed or was read as something else.
+  for (const refused& c :
+       {refused{"--connect-timeout-ms", "9223372036854775807", "from 1 to 3600000"},
+        refused{"--commit-interval-ms", "9223372036854775807", "from 1 to 600000"},
+        refused{"--commit-interval-ms", "0", "from 1 to 600000"},
+        refused{"--stop-timeout-ms", "-5", "from 1 to 3600000"},
+        refused{"--stop-timeout-ms", "30s", "from 1 to 3600000"},
+        refused{"--max-records-per-transaction", "99999999999999999999", "from 1 to 1000000"}}) {
+    process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                    dir.file("state"), c.option, c.value});
+    BOOST_TEST(r.exit_code == 2, c.option << " " << c.value << ": " << r.err);
+    BOOST_TEST(contains(r.err, c.option + " takes a whole number of"), r.err);
+    BOOST_TEST(contains(r.err, c.range), r.err);
+    BOOST_TEST(!std::filesystem::exists(dir.file("state")), "a usage error touched the state directory");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_largest_number_in_each_range_is_accepted) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  // Nothing answers on port 1: accepted options get as far as the connect
+  // check (exit 69), a refused one would stop at the usage error (exit 2).
+  process_result r =
+      run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", dir.file("state"),
+                   "--commit-interval-ms", "600000", "--max-records-per-transaction", "1000000",
+                   "--stop-timeout-ms", "3600000", "--connect-timeout-ms", "1"});
+  BOOST_TEST(r.exit_code == 69, r.err);
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_log_format_is_a_usage_error) {

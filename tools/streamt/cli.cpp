@@ -3,6 +3,7 @@
 
 #include "tools/streamt/cli.hpp"
 
+#include "engine/durable_file.hpp"
 #include "plan/plan_json.hpp"
 
 #include <sys/stat.h>
@@ -60,35 +61,8 @@ std::optional<std::string> parse(std::span<char* const> args, const option_spec&
 }
 
 std::optional<std::string> write_file_atomically(const std::string& path, std::string_view contents) {
-  const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-  std::string tmpl = dir + "/.streamt-tmp-XXXXXX";
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) return "cannot create a file in '" + dir + "': " + std::strerror(errno);
-  std::size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      return "cannot write '" + path + "': " + why;
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  // mkstemp creates 0600; a plan is not a secret and is meant to be shared.
-  ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    return "cannot write '" + path + "': " + std::strerror(errno);
-  }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmpl.c_str());
-    return "cannot write '" + path + "': " + why;
-  }
-  return std::nullopt;
+  // A plan is not a secret and is meant to be shared: 0644.
+  return engine::write_file_durably(path, contents, 0644);
 }
 
 void print_diagnostic(std::string_view command, std::string_view file, const diagnostic& d,

@@ -37,6 +37,21 @@ namespace {
 // test/package/documented_defaults.sh checks the docs and the man page
 // against that text, so none of them can drift from the code.
 constexpr std::chrono::milliseconds default_stop_timeout{30000};
+
+// The range of every numeric option (docs/configuration.md lists them; a
+// value outside is a usage error, exit 2). The upper bounds keep each one
+// meaningful: a commit interval is bounded by the broker's transaction
+// timeout in practice (librdkafka's transaction.timeout.ms, 60000 by default,
+// aborts a transaction held longer), and a transaction's records are tracked
+// in memory until it commits.
+struct number_range {
+  long long min;
+  long long max;
+};
+constexpr number_range commit_interval_range{1, 600'000};
+constexpr number_range max_records_range{1, 1'000'000};
+constexpr number_range stop_timeout_range{1, 3'600'000};
+constexpr number_range connect_timeout_range{1, 3'600'000};
 constexpr engine::severity default_log_level = engine::severity::info;
 constexpr engine::log_format default_log_format = engine::log_format::text;
 
@@ -62,6 +77,8 @@ std::string choices(const std::pair<std::string_view, T> (&names)[N], T chosen,
   return out;
 }
 
+std::string range_of(number_range r) { return std::to_string(r.min) + ".." + std::to_string(r.max); }
+
 std::string help() {
   const engine::run_options defaults;
   const auto n = [](auto v) { return std::to_string(v); };
@@ -79,19 +96,19 @@ std::string help() {
          "  -X KEY=VALUE                  a librdkafka setting (repeatable): TLS, SASL, timeouts\n"
          "  --config FILE                 librdkafka settings in Java properties syntax\n"
          "  --commit-interval-ms N        commit at least this often (default " +
-         n(defaults.commit_interval.count()) +
+         n(defaults.commit_interval.count()) + "; " + range_of(commit_interval_range) +
          ")\n"
          "  --max-records-per-transaction N   and at the latest after N records (default " +
-         n(defaults.max_records_per_transaction) +
+         n(defaults.max_records_per_transaction) + "; " + range_of(max_records_range) +
          ")\n"
          "  --reset-offsets earliest|latest   proceed when a committed offset is out of range\n"
          "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
          "  --allow-output-change         accept a changed projection on restart\n"
          "  --stop-timeout-ms N           bound on a clean stop (default " +
-         n(default_stop_timeout.count()) +
+         n(default_stop_timeout.count()) + "; " + range_of(stop_timeout_range) +
          ")\n"
          "  --connect-timeout-ms N        how long the brokers may take to answer at start (default " +
-         n(defaults.connect_timeout.count()) +
+         n(defaults.connect_timeout.count()) + "; " + range_of(connect_timeout_range) +
          ");\n"
          "                                once partitions are taken, a running engine waits for them\n"
          "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
@@ -124,11 +141,24 @@ std::optional<T> lookup(const std::pair<std::string_view, T> (&names)[N], std::s
   return std::nullopt;
 }
 
-std::optional<long long> parse_number(const std::string& s) {
+// A whole number within [range.min, range.max]; anything else (a sign, a
+// fraction, a unit, digits past the range) is refused rather than clamped:
+// a mistyped number must not become a different setting.
+std::optional<long long> parse_number(const std::string& s, number_range range) {
   long long v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || end != s.data() + s.size() || v <= 0) return std::nullopt;
+  if (ec != std::errc{} || end != s.data() + s.size() || v < range.min || v > range.max) return std::nullopt;
   return v;
+}
+
+// The usage error for a number outside its range; quotes at most 32
+// characters of what was given (a number option carries no secret, but a
+// pasted line might be long).
+int range_error(std::string_view option, number_range range, std::string_view unit, const std::string& got) {
+  std::string shown = got.size() > 32 ? got.substr(0, 32) + "..." : got;
+  return usage_error("run", std::string(option) + " takes a whole number of " + std::string(unit) + " from " +
+                                std::to_string(range.min) + " to " + std::to_string(range.max) + "; got '" +
+                                shown + "'");
 }
 
 std::string default_state_dir(const std::string& application_id) {
@@ -169,24 +199,24 @@ int cmd_run(std::span<char* const> args) {
   options.bootstrap_servers = *a.get("--bootstrap-servers");
   options.allow_output_change = a.has("--allow-output-change");
   if (auto v = a.get("--commit-interval-ms")) {
-    auto n = parse_number(*v);
-    if (!n) return usage_error("run", "--commit-interval-ms needs a positive number of milliseconds");
+    auto n = parse_number(*v, commit_interval_range);
+    if (!n) return range_error("--commit-interval-ms", commit_interval_range, "milliseconds", *v);
     options.commit_interval = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--max-records-per-transaction")) {
-    auto n = parse_number(*v);
-    if (!n) return usage_error("run", "--max-records-per-transaction needs a positive number");
+    auto n = parse_number(*v, max_records_range);
+    if (!n) return range_error("--max-records-per-transaction", max_records_range, "records", *v);
     options.max_records_per_transaction = static_cast<std::size_t>(*n);
   }
   std::chrono::milliseconds stop_timeout = default_stop_timeout;
   if (auto v = a.get("--stop-timeout-ms")) {
-    auto n = parse_number(*v);
-    if (!n) return usage_error("run", "--stop-timeout-ms needs a positive number of milliseconds");
+    auto n = parse_number(*v, stop_timeout_range);
+    if (!n) return range_error("--stop-timeout-ms", stop_timeout_range, "milliseconds", *v);
     stop_timeout = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--connect-timeout-ms")) {
-    auto n = parse_number(*v);
-    if (!n) return usage_error("run", "--connect-timeout-ms needs a positive number of milliseconds");
+    auto n = parse_number(*v, connect_timeout_range);
+    if (!n) return range_error("--connect-timeout-ms", connect_timeout_range, "milliseconds", *v);
     options.connect_timeout = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--reset-offsets")) {

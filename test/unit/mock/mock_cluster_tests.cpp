@@ -214,13 +214,14 @@ class temp_state_dir {
   }
   const std::string& path() const noexcept { return path_; }
 
-  // Admits the plan once, as a first run would, and returns the instance's
+  // Admits and commits the plan once, as a first run would, and returns the instance's
   // transactional id, so a test can point the mock's coordinator for it
   // before the engine starts. The lock is released again at return.
   std::string transactional_id_for(const plan::plan& p) const {
     auto dir = engine::state_dir::open(path_);
     BOOST_TEST_REQUIRE(dir.has_value());
     BOOST_TEST_REQUIRE(dir->admit(p, false).has_value());
+    BOOST_TEST_REQUIRE(dir->commit().has_value());
     return engine::transactional_id(p, *dir);
   }
 
