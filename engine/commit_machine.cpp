@@ -241,6 +241,16 @@ next_action machine::on(const rewound& e) {
   return finish_or(action::consume, state::idle);
 }
 
+next_action machine::on(const commit_pending&) {
+  if (state_ != state::committing) return unexpected("commit_pending");
+  return {action::commit, {}, {}};
+}
+
+next_action machine::on(const abort_pending&) {
+  if (state_ != state::aborting) return unexpected("abort_pending");
+  return {action::abort, {}, {}};
+}
+
 next_action machine::on(const retry_elapsed&) {
   if (state_ != state::retry_wait) return unexpected("retry_elapsed");
   // A terminal cancel that arrived while waiting to retry a pre-commit step

@@ -72,17 +72,26 @@ struct cancel_requested {
   stop_kind kind = stop_kind::graceful;
 };
 struct deadline_passed {};  // the bounded close time ran out
+// commit_transaction (abort_transaction) came back at the end of its time
+// slice with the call still under way inside librdkafka: the same call
+// resumes it. Not an outcome, so it counts as no attempt. The runtime calls
+// them in slices so that a stop deadline is seen while a commit hangs (a
+// sink leader gone, a paused broker): a call without a timeout would hold
+// the run until librdkafka gives up, minutes later.
+struct commit_pending {};
+struct abort_pending {};
 
-using event = std::variant<batch_ready, begun, produced_ok, delivery_failed, offsets_sent, commit_result,
-                           abort_result, rewound, retry_elapsed, cancel_requested, deadline_passed>;
+using event =
+    std::variant<batch_ready, begun, produced_ok, delivery_failed, offsets_sent, commit_result, abort_result,
+                 rewound, retry_elapsed, cancel_requested, deadline_passed, commit_pending, abort_pending>;
 
 enum class action {
   consume,              // poll the next batch and report batch_ready
   begin,                // begin_transaction → begun
   produce,              // transform and produce the batch → produced_ok / delivery_failed
   send_offsets,         // send_offsets_to_transaction(next offsets of the batch) → offsets_sent
-  commit,               // commit_transaction → commit_result
-  abort,                // abort_transaction → abort_result
+  commit,               // commit_transaction → commit_result (commit_pending: call again)
+  abort,                // abort_transaction → abort_result (abort_pending: call again)
   rewind_to_committed,  // seek every owned partition to its committed offset → rewound
   retry_after,          // wait next_action::delay → retry_elapsed
   wait,                 // nothing new: keep awaiting the outcome already in flight
@@ -151,6 +160,8 @@ class machine {
   next_action on(const retry_elapsed&);
   next_action on(const cancel_requested&);
   next_action on(const deadline_passed&);
+  next_action on(const commit_pending&);
+  next_action on(const abort_pending&);
 
   next_action start(state s, action a);
   next_action start_abort();

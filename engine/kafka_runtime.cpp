@@ -168,6 +168,10 @@ std::string describe(const kafka::topic_partition& tp) {
 // is emitted once and lost if nothing cancellable is waiting.
 struct stop_request {
   asio::cancellation_type seen = asio::cancellation_type::none;
+  // run_options::stop_timeout passed since the graceful stop (async_run's
+  // stop deadline sets it, with a terminal stop): whatever is still under
+  // way (a commit, an abort) is left to the broker.
+  bool deadline = false;
   bool requested() const noexcept { return seen != asio::cancellation_type::none; }
   bool terminal() const noexcept {
     return (seen & asio::cancellation_type::terminal) != asio::cancellation_type::none;
@@ -498,6 +502,30 @@ class runtime {
     return !signalled_ || (stop_->terminal() && !terminal_);
   }
 
+  // The stop deadline passed and the machine has not been told yet.
+  bool deadline_unhandled() const noexcept { return stop_->deadline && !deadline_handled_; }
+
+  commit::next_action on_deadline() {
+    deadline_handled_ = true;
+    terminal_ = true;
+    STREAMT_LOG(log_, warning) << "the graceful stop did not end within the stop timeout ("
+                               << options_.stop_timeout.count() << " ms); stopping now";
+    return machine_.step(commit::deadline_passed{});
+  }
+
+  // commit_transaction and abort_transaction are called in slices of
+  // call_slice (see commit::commit_pending), so the stop deadline is seen
+  // within a slice of passing. A slice that ends with the call under way is
+  // not an outcome until the call has taken as long as librdkafka itself
+  // would give it (the remaining transaction timeout, 60 s by default): then
+  // the timeout is one, an unknown outcome the machine retries and counts.
+  static constexpr std::chrono::milliseconds call_slice{1000};
+  static constexpr std::chrono::milliseconds whole_call_limit{60000};
+  bool still_under_way(const kafka::error_report& e) const {
+    return e.info.code == RD_KAFKA_RESP_ERR__TIMED_OUT && call_began_ &&
+           steady_clock::now() - *call_began_ < whole_call_limit;
+  }
+
   // A graceful stop commits what is open; a terminal one aborts it. Returns
   // the final report, or nothing if the machine wants to go on (a graceful
   // stop arriving while no transaction is open ends at once).
@@ -505,6 +533,13 @@ class runtime {
     // Stopping for a signal that was already acted on (an aborted poll
     // after the graceful stop was handled) changes nothing.
     if (!stop_unhandled() && signalled_) co_return std::nullopt;
+    if (deadline_unhandled()) {
+      signalled_ = true;
+      stopping_ = true;
+      metrics_->stopping();
+      if (auto stop = co_await drive(on_deadline())) co_return stop;
+      co_return std::nullopt;
+    }
     const bool terminal = stop_->terminal();
     terminal_ = terminal_ || terminal;
     signalled_ = true;
@@ -799,6 +834,12 @@ class runtime {
   asio::awaitable<std::optional<run_report>> drive(commit::next_action a) {
     asio::steady_timer retry_timer(co_await asio::this_coro::executor);
     for (;;) {
+      // The stop deadline passed while the machine was at work (a slow
+      // commit, an abort, a retry wait): it decides what is left to the broker.
+      if (!a.is_terminal() && deadline_unhandled()) {
+        a = on_deadline();
+        continue;
+      }
       switch (a.kind) {
         case commit::action::consume:
           next_offsets_.clear();
@@ -851,9 +892,19 @@ class runtime {
           break;
         }
         case commit::action::commit: {
-          const auto began = steady_clock::now();
-          STREAMT_LOG(log_, debug) << "committing transaction " << machine_.transactions_committed() + 1;
-          kafka::error_report e = co_await producer_->async_commit_transaction();
+          if (!call_began_) {
+            call_began_ = steady_clock::now();
+            STREAMT_LOG(log_, debug) << "committing transaction " << machine_.transactions_committed() + 1;
+          }
+          const auto began = *call_began_;
+          kafka::error_report e = co_await producer_->async_commit_transaction(call_slice);
+          if (still_under_way(e)) {
+            // Past the stop deadline, each further slice is left to the broker.
+            a = stop_->deadline ? machine_.step(commit::deadline_passed{})
+                                : machine_.step(commit::commit_pending{});
+            break;
+          }
+          call_began_.reset();
           const bool committed = !e.failed();
           if (committed) {
             const auto took = steady_clock::now() - began;
@@ -871,8 +922,17 @@ class runtime {
           break;
         }
         case commit::action::abort: {
-          STREAMT_LOG(log_, warning) << "aborting the open transaction";
-          kafka::error_report e = co_await producer_->async_abort_transaction();
+          if (!call_began_) {
+            call_began_ = steady_clock::now();
+            STREAMT_LOG(log_, warning) << "aborting the open transaction";
+          }
+          kafka::error_report e = co_await producer_->async_abort_transaction(call_slice);
+          if (still_under_way(e)) {
+            a = stop_->deadline ? machine_.step(commit::deadline_passed{})
+                                : machine_.step(commit::abort_pending{});
+            break;
+          }
+          call_began_.reset();
           if (e.failed()) {
             STREAMT_LOG(log_, warning) << "abort_transaction failed: " << e.message;
           } else {
@@ -1236,9 +1296,13 @@ class runtime {
   std::uint64_t committed_base_ = 0;  // of machines replaced after such a retry
   std::uint64_t aborted_base_ = 0;
   bool stopping_ = false;
-  bool signalled_ = false;    // a stop signal arrived (graceful or terminal)
-  bool established_ = false;  // partitions were taken once: the brokers and settings work
-  bool terminal_ = false;     // a terminal stop: don't wait for anything more
+  bool signalled_ = false;         // a stop signal arrived (graceful or terminal)
+  bool established_ = false;       // partitions were taken once: the brokers and settings work
+  bool terminal_ = false;          // a terminal stop: don't wait for anything more
+  bool deadline_handled_ = false;  // the machine was told the stop deadline passed
+  // When the commit_transaction or abort_transaction under way was first
+  // called (it may take several slices).
+  std::optional<steady_clock::time_point> call_began_;
   bool restartable_ = false;
   std::string producer_failure_;
   asio::cancellation_signal drain_stop_;
@@ -1272,7 +1336,14 @@ namespace {
 // The attempts of async_run: one runtime each, restarted in-process after a
 // fatal producer error a new producer gets past.
 asio::awaitable<run_report> run_attempts(plan::plan p, run_options options, logger log,
-                                         transaction_sequence txn, const stop_request& stop) {
+                                         transaction_sequence txn, stop_request& stop) {
+  // A coroutine of its own (async_run spawns it): its stack lets only
+  // terminal cancellation in, and throws when cancelled, until told
+  // otherwise here, before anything is awaited. A graceful stop forwarded
+  // before this line ran was filtered out, but async_run recorded it in
+  // `stop`, which the runtime reads before it waits for anything.
+  co_await asio::this_coro::reset_cancellation_state(recording_filter{&stop});
+  co_await asio::this_coro::throw_if_cancelled(false);
   constexpr std::size_t max_restarts = 3;
   constexpr auto restart_window = std::chrono::minutes(10);
   run_report total;
@@ -1331,13 +1402,56 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
   const recording_filter filter{&stop};
   co_await asio::this_coro::reset_cancellation_state(filter);
   co_await asio::this_coro::throw_if_cancelled(false);
-  // Made before it is awaited (no temporaries in the co_await expression:
-  // see recording_filter).
+  const auto ex = co_await asio::this_coro::executor;
+  const std::chrono::milliseconds stop_timeout = options.stop_timeout;
+
+  // The two-phase stop, here in the engine so that every caller gets it:
+  // the run goes on in a coroutine of its own, and this one passes the
+  // caller's stops on to it, graceful or terminal, and turns a graceful stop
+  // that has not ended the run within stop_timeout into a terminal one (the
+  // runtime then leaves what is under way to the broker, see
+  // stop_request::deadline). Only a second signal of the caller's could do
+  // that before, and an embedding application had no deadline at all.
+  asio::cancellation_signal to_run;
+  std::optional<run_report> report;
+  std::exception_ptr crashed;
+  // Woken by the run's end, by a stop of the caller's, and by the deadline.
+  asio::steady_timer wake(ex, steady_clock::time_point::max());
+  // Made before it is spawned (no temporaries: see recording_filter).
   auto attempts = run_attempts(std::move(p), std::move(options), log, txn, stop);
-  run_report total = co_await std::move(attempts);
+  asio::co_spawn(ex, std::move(attempts),
+                 asio::bind_cancellation_slot(to_run.slot(), [&](std::exception_ptr e, run_report r) {
+                   crashed = e;
+                   if (!e) report = std::move(r);
+                   wake.cancel();
+                 }));
+  asio::cancellation_type forwarded = asio::cancellation_type::none;
+  bool deadline_armed = false;
+  while (!report && !crashed) {
+    const asio::cancellation_type fresh = stop.seen & ~forwarded;
+    if (fresh != asio::cancellation_type::none) {
+      forwarded = forwarded | fresh;
+      if ((fresh & asio::cancellation_type::terminal) != asio::cancellation_type::none) {
+        to_run.emit(asio::cancellation_type::terminal);
+      } else {
+        to_run.emit(asio::cancellation_type::total);
+        if (!deadline_armed) {
+          deadline_armed = true;
+          wake.expires_after(stop_timeout);
+        }
+      }
+    }
+    auto [ec] = co_await wake.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (!ec && !report && !crashed && !stop.terminal()) {
+      stop.deadline = true;
+      stop.seen = stop.seen | asio::cancellation_type::terminal;
+      wake.expires_at(steady_clock::time_point::max());
+    }
+  }
   // The filter points into this frame: detach it before the frame goes.
   co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
-  co_return total;
+  if (crashed) std::rethrow_exception(crashed);  // a bug: the caller's completion gets it
+  co_return std::move(*report);
 }
 
 }  // namespace streamt::engine

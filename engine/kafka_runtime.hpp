@@ -65,6 +65,11 @@ struct run_options {
   // How long the brokers may take to answer at start-up (until partitions are
   // first taken). A running engine waits for them as long as they take.
   std::chrono::milliseconds connect_timeout{30000};
+  // How long a graceful stop may take: past it the stop becomes terminal
+  // (the open transaction is aborted, a commit or abort still under way is
+  // left to the broker's transaction timeout), as a caller's own terminal
+  // stop would make it. Counted from the first graceful stop.
+  std::chrono::milliseconds stop_timeout{30000};
   // Called after each committed transaction, on the pipeline's executor,
   // with the report so far (status `stopped`, counters up to date). For
   // observers that stop the run once some work is done (the mock-cluster
@@ -117,9 +122,13 @@ struct run_report {
 // Executor: completes on the awaiting coroutine's executor, which must be
 //   single-threaded (one pipeline, one strand).
 // Cancellation: `total` is the graceful stop: the open transaction commits,
-//   the consumer leaves its group, status `stopped`. `terminal` stops at once:
-//   the open transaction is aborted (or, if its commit already started, left
-//   to the broker) and the group is left without waiting.
+//   the consumer leaves its group, status `stopped`; if that takes longer
+//   than run_options::stop_timeout, the stop becomes terminal by itself.
+//   `terminal` stops at once: the open transaction is aborted (or, if its
+//   commit already started, left to the broker) and the group is left
+//   without waiting. A commit or abort that hangs inside librdkafka is
+//   looked at once a second, so either stop is seen within about a second;
+//   only leaving the group (a graceful stop's last step) cannot be cut short.
 boost::asio::awaitable<run_report> async_run(plan::plan p, run_options options);
 
 }  // namespace streamt::engine

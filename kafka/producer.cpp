@@ -8,6 +8,10 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
 namespace streamt::kafka {
 namespace {
 
@@ -181,14 +185,23 @@ boost::asio::awaitable<error_report> producer::async_send_offsets_to_transaction
   });
 }
 
-boost::asio::awaitable<error_report> producer::async_commit_transaction() {
+namespace {
+int slice_ms(std::chrono::milliseconds slice) {
+  if (slice.count() < 0) return -1;
+  return static_cast<int>(std::clamp<std::int64_t>(slice.count(), 1, std::numeric_limits<int>::max()));
+}
+}  // namespace
+
+boost::asio::awaitable<error_report> producer::async_commit_transaction(std::chrono::milliseconds slice) {
   rd_kafka_t* rk = rk_.get();
-  return run_transactional([rk] { return take_error(rd_kafka_commit_transaction(rk, -1)); });
+  const int ms = slice_ms(slice);
+  return run_transactional([rk, ms] { return take_error(rd_kafka_commit_transaction(rk, ms)); });
 }
 
-boost::asio::awaitable<error_report> producer::async_abort_transaction() {
+boost::asio::awaitable<error_report> producer::async_abort_transaction(std::chrono::milliseconds slice) {
   rd_kafka_t* rk = rk_.get();
-  return run_transactional([rk] { return take_error(rd_kafka_abort_transaction(rk, -1)); });
+  const int ms = slice_ms(slice);
+  return run_transactional([rk, ms] { return take_error(rd_kafka_abort_transaction(rk, ms)); });
 }
 
 boost::asio::awaitable<error_report> producer::async_flush(std::chrono::milliseconds timeout) {

@@ -90,6 +90,10 @@ struct producer_events {
 
 class producer {
  public:
+  // For commit and abort: no slice, librdkafka bounds the call by the
+  // remaining transaction timeout itself (its -1).
+  static constexpr std::chrono::milliseconds whole_call{-1};
+
   static config_result<std::unique_ptr<producer>> create(boost::asio::any_io_executor ex,
                                                          std::string transactional_id, const settings& user);
 
@@ -136,15 +140,20 @@ class producer {
   // executor (e.g. `co_await (commit || serve_reports)`): the reason the call
   // runs on its own thread. A retriable error (including a
   // timeout) means the outcome is unknown: call it again, never abort.
+  // Blocks at most `slice` (default: librdkafka's "the remaining
+  // transaction timeout"); a call still under way then returns __TIMED_OUT
+  // (retriable) and the next call resumes it (librdkafka supports that), so
+  // a caller can look at the clock between slices.
   // Completion: co_return error_report. Pool → awaiting coroutine's
   //   executor. Not cancellable: once started it runs to an outcome.
-  boost::asio::awaitable<error_report> async_commit_transaction();
+  boost::asio::awaitable<error_report> async_commit_transaction(std::chrono::milliseconds slice = whole_call);
 
   // Aborts the open transaction (purging unsent records). Like commit, it
   // waits for the purged records' delivery reports to be polled.
+  // `slice` as for commit.
   // Completion: co_return error_report; retriable → call again. Pool →
   //   awaiting coroutine's executor. Not cancellable.
-  boost::asio::awaitable<error_report> async_abort_transaction();
+  boost::asio::awaitable<error_report> async_abort_transaction(std::chrono::milliseconds slice = whole_call);
 
   // Waits until every record produced so far has its delivery report polled
   // (so, like commit, only while async_poll_events is served), or `timeout`

@@ -6,6 +6,11 @@
 // Asio cancellation: on SIGTERM or SIGINT, or once N records were consumed.
 //
 //   embed PLAN --bootstrap-servers HOSTS --state-dir DIR [--stop-after N] [--tick-ms MS]
+//         [--stop-timeout-ms MS]
+//
+// The stop is the engine's two-phase stop: a graceful one (`total`) that
+// becomes terminal by itself after run_options::stop_timeout, and a
+// terminal one (`terminal`) on a second signal.
 //
 // Exits with the engine's exit code (0 after a clean stop; see streamt(1)).
 
@@ -43,6 +48,7 @@ struct arguments {
   std::string state_dir;
   std::uint64_t stop_after = 0;  // 0: run until a signal
   std::chrono::milliseconds tick{100};
+  std::chrono::milliseconds stop_timeout{engine::run_options{}.stop_timeout};
 };
 
 std::optional<arguments> parse(int argc, char** argv) {
@@ -58,12 +64,15 @@ std::optional<arguments> parse(int argc, char** argv) {
       a.stop_after = std::strtoull(argv[++i], nullptr, 10);
     else if (arg == "--tick-ms" && has_value)
       a.tick = std::chrono::milliseconds(std::strtoll(argv[++i], nullptr, 10));
+    else if (arg == "--stop-timeout-ms" && has_value)
+      a.stop_timeout = std::chrono::milliseconds(std::strtoll(argv[++i], nullptr, 10));
     else if (!arg.starts_with("-") && a.plan_file.empty())
       a.plan_file = arg;
     else
       return std::nullopt;
   }
-  if (a.plan_file.empty() || a.bootstrap_servers.empty() || a.state_dir.empty() || a.tick.count() <= 0)
+  if (a.plan_file.empty() || a.bootstrap_servers.empty() || a.state_dir.empty() || a.tick.count() <= 0 ||
+      a.stop_timeout.count() <= 0)
     return std::nullopt;
   return a;
 }
@@ -92,7 +101,8 @@ int main(int argc, char** argv) {
   const std::optional<arguments> args = parse(argc, argv);
   if (!args) {
     std::cerr
-        << "usage: embed PLAN --bootstrap-servers HOSTS --state-dir DIR [--stop-after N] [--tick-ms MS]\n";
+        << "usage: embed PLAN --bootstrap-servers HOSTS --state-dir DIR [--stop-after N] [--tick-ms MS]\n"
+           "             [--stop-timeout-ms MS]\n";
     return engine::to_int(engine::exit_code::usage);
   }
   // The same strict loader as `streamt check`: nothing touches Kafka before
@@ -116,6 +126,9 @@ int main(int argc, char** argv) {
   engine::run_options options;
   options.bootstrap_servers = args->bootstrap_servers;
   options.state_dir = args->state_dir;
+  // A graceful stop that has not ended the run by then becomes terminal:
+  // the engine's own deadline, so the application needs no timer for it.
+  options.stop_timeout = args->stop_timeout;
   // After each committed transaction. The stop is posted, not emitted here:
   // this runs inside the engine, and the stop should arrive once it waits.
   options.on_commit = [&](const engine::run_report& so_far) {

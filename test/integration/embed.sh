@@ -88,7 +88,7 @@ ticks=$(sed -n 's/^embed: the timer ticked \([0-9]*\) times while the engine ran
 check_eq "the application's own timer ticked while the engine ran" yes yes
 
 echo "== phase 2: SIGTERM"
-run_embed phase2
+run_embed phase2 --stop-timeout-ms 10000
 printf '%s\t%s\n' g '{"id":"g","amount":130}' h '{"id":"h","amount":60}' i '{"id":"i","amount":99}' | produce "$src"
 wait_for_committed "$app" "$src" 0 9 || { show_log phase2; fail "phase 2 offsets"; }
 stop_engine phase2

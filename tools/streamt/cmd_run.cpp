@@ -36,7 +36,6 @@ namespace {
 // command's own. The --help text is made from them, and
 // test/package/documented_defaults.sh checks the docs and the man page
 // against that text, so none of them can drift from the code.
-constexpr std::chrono::milliseconds default_stop_timeout{30000};
 
 // The range of every numeric option (docs/configuration.md lists them; a
 // value outside is a usage error, exit 2). The upper bounds keep each one
@@ -105,7 +104,7 @@ std::string help() {
          "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
          "  --allow-output-change         accept a changed projection on restart\n"
          "  --stop-timeout-ms N           bound on a clean stop (default " +
-         n(default_stop_timeout.count()) + "; " + range_of(stop_timeout_range) +
+         n(defaults.stop_timeout.count()) + "; " + range_of(stop_timeout_range) +
          ")\n"
          "  --connect-timeout-ms N        how long the brokers may take to answer at start (default " +
          n(defaults.connect_timeout.count()) + "; " + range_of(connect_timeout_range) +
@@ -208,11 +207,12 @@ int cmd_run(std::span<char* const> args) {
     if (!n) return range_error("--max-records-per-transaction", max_records_range, "records", *v);
     options.max_records_per_transaction = static_cast<std::size_t>(*n);
   }
-  std::chrono::milliseconds stop_timeout = default_stop_timeout;
+  std::chrono::milliseconds stop_timeout = options.stop_timeout;
   if (auto v = a.get("--stop-timeout-ms")) {
     auto n = parse_number(*v, stop_timeout_range);
     if (!n) return range_error("--stop-timeout-ms", stop_timeout_range, "milliseconds", *v);
     stop_timeout = std::chrono::milliseconds(*n);
+    options.stop_timeout = stop_timeout;
   }
   if (auto v = a.get("--connect-timeout-ms")) {
     auto n = parse_number(*v, connect_timeout_range);
@@ -343,28 +343,27 @@ int cmd_run(std::span<char* const> args) {
       }));
 
   // Two-phase stop: the first signal asks for a graceful stop (the open
-  // transaction commits, the group is left); a second signal, or the stop
-  // timeout, makes it terminal.
+  // transaction commits, the group is left); a second signal makes it
+  // terminal, and so does the engine itself once --stop-timeout-ms passed
+  // (run_options::stop_timeout).
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  boost::asio::steady_timer stop_deadline(io);
-  boost::asio::steady_timer hard_deadline(io);
+  boost::asio::steady_timer last_resort(io);
   int signals_seen = 0;
-  // A terminal stop is honoured between librdkafka calls, but a blocking
-  // call can hang (consumer_close in a group whose coordinator is gone,
-  // abort_transaction towards a partition with no leader): seen for minutes
-  // in tests. "Stops at once" (contract §5) must hold anyway, so a terminal stop
-  // that has not ended the run within this grace ends the process. Nothing
-  // is lost: the broker aborts the open transaction after
+  // The engine sees a stop within about a second, whatever librdkafka call
+  // is under way, except in leaving the group (consumer_close in a group
+  // whose coordinator is gone can block for minutes, seen in tests) and in
+  // destroying the clients. "Stops at once" (contract §5) must hold anyway,
+  // so a run still going this long after its terminal stop ends the
+  // process. Nothing is lost: the broker aborts the open transaction after
   // transaction.timeout.ms, and the group drops us after session.timeout.ms.
   constexpr std::chrono::seconds terminal_grace{5};
-  auto go_terminal = [&] {
-    stop.emit(boost::asio::cancellation_type::terminal);
-    hard_deadline.expires_after(terminal_grace);
-    hard_deadline.async_wait([&](boost::system::error_code hec) {
+  auto arm_last_resort = [&](std::chrono::milliseconds after) {
+    last_resort.expires_after(after);
+    last_resort.async_wait([&](boost::system::error_code hec) {
       if (hec || report || crashed) return;
       say("still not stopped " + std::to_string(terminal_grace.count()) +
-          " s after the terminal stop (a librdkafka call does not return); exiting now. The broker "
-          "aborts the open transaction after transaction.timeout.ms");
+          " s after the terminal stop (leaving the group, or closing a client, does not return); exiting "
+          "now. The broker aborts the open transaction after transaction.timeout.ms");
       std::_Exit(engine::to_int(engine::exit_code::temporary_failure));
     });
   };
@@ -372,12 +371,10 @@ int cmd_run(std::span<char* const> args) {
     if (ec || report || crashed) return;
     if (++signals_seen == 1) {
       stop.emit(boost::asio::cancellation_type::total);
-      stop_deadline.expires_after(stop_timeout);
-      stop_deadline.async_wait([&](boost::system::error_code tec) {
-        if (!tec && !report && !crashed) go_terminal();
-      });
+      arm_last_resort(stop_timeout + terminal_grace);
     } else if (signals_seen == 2) {
-      go_terminal();
+      stop.emit(boost::asio::cancellation_type::terminal);
+      arm_last_resort(terminal_grace);
     }
     signals.async_wait(on_signal);
   };
@@ -389,8 +386,7 @@ int cmd_run(std::span<char* const> args) {
   while (!report && !crashed && io.run_one() > 0) {
   }
   signals.cancel();
-  stop_deadline.cancel();
-  hard_deadline.cancel();
+  last_resort.cancel();
   if (metrics_server) metrics_server->stop();
   io.run();
 

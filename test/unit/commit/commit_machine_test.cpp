@@ -309,6 +309,47 @@ BOOST_AUTO_TEST_CASE(a_passed_deadline_before_the_commit_aborts_the_open_transac
   BOOST_TEST(m.step(c::abort_result{ok()}).kind == action::done);
 }
 
+BOOST_AUTO_TEST_CASE(
+    a_commit_still_under_way_at_the_end_of_its_slice_is_called_again_without_counting_an_attempt) {
+  c::machine m(c::policy{.max_commit_attempts = 2, .max_retries = 2});
+  walk_to_commit(m);
+  // Far more slices than attempts allowed: a slow commit is not a failed one.
+  for (int i = 0; i < 10; ++i) BOOST_TEST_REQUIRE(m.step(c::commit_pending{}).kind == action::commit);
+  BOOST_TEST(m.commit_started());
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::consume);
+  BOOST_TEST(m.transactions_committed() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(
+    a_graceful_stop_during_a_slow_commit_waits_and_the_stop_deadline_ends_it_leaving_the_outcome_to_the_broker) {
+  c::machine m;
+  walk_to_commit(m);
+  BOOST_TEST(m.step(c::commit_pending{}).kind == action::commit);
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::wait);
+  BOOST_TEST(m.step(c::commit_pending{}).kind == action::commit);
+  const auto a = m.step(c::deadline_passed{});
+  BOOST_TEST(a.kind == action::done);
+  BOOST_TEST(a.reason.find("left to the broker") != std::string::npos);
+  BOOST_TEST(m.transactions_committed() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(
+    an_abort_still_under_way_at_the_end_of_its_slice_is_called_again_and_the_deadline_leaves_it_to_the_broker) {
+  c::machine m = with_open_transaction();
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::terminal}).kind == action::abort);
+  BOOST_TEST(m.step(c::abort_pending{}).kind == action::abort);
+  const auto a = m.step(c::deadline_passed{});
+  BOOST_TEST(a.kind == action::done);
+  BOOST_TEST(a.reason.find("transaction timeout") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_pending_commit_or_abort_outside_its_call_is_an_internal_error) {
+  c::machine idle;
+  BOOST_TEST(idle.step(c::commit_pending{}).kind == action::fatal);
+  c::machine open = with_open_transaction();
+  BOOST_TEST(open.step(c::abort_pending{}).kind == action::fatal);
+}
+
 BOOST_AUTO_TEST_CASE(a_retriable_abort_is_retried_and_then_rewinds) {
   c::machine m = with_open_transaction();
   m.step(c::delivery_failed{abortable()});

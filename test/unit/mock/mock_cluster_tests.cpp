@@ -17,11 +17,16 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/log/core.hpp>
+#include <boost/log/expressions/message.hpp>
+#include <boost/log/sinks/basic_sink_backend.hpp>
+#include <boost/log/sinks/sync_frontend.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -229,10 +234,55 @@ class temp_state_dir {
   std::string path_;
 };
 
+// Calls `on_match` once, from the logging thread, when a log line holds
+// `needle`: a test's way to act at a point inside the engine that no other
+// hook reaches (the start of a commit). Debug lines flow while it lives (to
+// it only); the console sink of quiet_logs is put back afterwards.
+class log_watch {
+ public:
+  log_watch(std::string needle, std::function<void()> on_match)
+      : sink_(boost::make_shared<sink>(boost::make_shared<backend>(std::move(needle), std::move(on_match)))) {
+    auto core = boost::log::core::get();
+    core->remove_all_sinks();
+    core->reset_filter();
+    core->add_sink(sink_);
+  }
+  ~log_watch() {
+    boost::log::core::get()->remove_sink(sink_);
+    engine::init_console_logging(engine::severity::warning);
+  }
+  log_watch(const log_watch&) = delete;
+  log_watch& operator=(const log_watch&) = delete;
+
+ private:
+  class backend : public boost::log::sinks::basic_sink_backend<boost::log::sinks::synchronized_feeding> {
+   public:
+    backend(std::string needle, std::function<void()> on_match)
+        : needle_(std::move(needle)), on_match_(std::move(on_match)) {}
+    void consume(const boost::log::record_view& rec) {
+      if (matched_) return;
+      auto message = rec[boost::log::expressions::smessage];
+      if (!message || message.get().find(needle_) == std::string::npos) return;
+      matched_ = true;
+      on_match_();
+    }
+
+   private:
+    std::string needle_;
+    std::function<void()> on_match_;
+    bool matched_ = false;
+  };
+  using sink = boost::log::sinks::synchronous_sink<backend>;
+  boost::shared_ptr<sink> sink_;
+};
+
 struct run_outcome {
   engine::run_report report;
   bool stop_requested = false;  // the test asked for the graceful stop
   bool watchdog_fired = false;  // the run did not end by itself within the limit
+  // When the stop_when_logged stop was emitted, and when the run ended.
+  std::optional<std::chrono::steady_clock::time_point> stopped_at;
+  std::chrono::steady_clock::time_point ended_at;
 };
 
 // Runs the engine on its own io_context until it returns. `on_commit` sees
@@ -249,6 +299,9 @@ struct run_params {
   // nothing waits, instead of posting it to run once the engine waits again.
   bool stop_inline = false;
   std::chrono::seconds limit = 60s;
+  // Ask for the graceful stop when the engine logs a line holding this
+  // (posted, as a signal would arrive), instead of from on_commit.
+  std::string stop_when_logged = {};
 };
 
 run_outcome run_engine(mock_cluster& cluster, const std::string& state_dir,
@@ -279,6 +332,15 @@ run_outcome run_engine(mock_cluster& cluster, const std::string& state_dir,
     asio::post(io, [&] { stop.emit(asio::cancellation_type::total); });
   };
   if (params.adjust) params.adjust(o);
+  std::optional<log_watch> watch;
+  if (!params.stop_when_logged.empty())
+    watch.emplace(params.stop_when_logged, [&] {
+      asio::post(io, [&] {
+        out.stop_requested = true;
+        out.stopped_at = std::chrono::steady_clock::now();
+        stop.emit(asio::cancellation_type::total);
+      });
+    });
 
   asio::co_spawn(io, engine::async_run(orders_plan(), std::move(o)),
                  asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr e, engine::run_report r) {
@@ -293,6 +355,7 @@ run_outcome run_engine(mock_cluster& cluster, const std::string& state_dir,
   });
   while (!report && !crashed && io.run_one() > 0) {
   }
+  out.ended_at = std::chrono::steady_clock::now();
   watchdog.cancel();
   io.run();
   if (crashed) std::rethrow_exception(crashed);
@@ -779,4 +842,28 @@ BOOST_AUTO_TEST_CASE(a_graceful_stop_that_arrives_while_no_operation_waits_still
   BOOST_TEST((run.report.status == engine::run_status::stopped), run.report.message);
   BOOST_TEST(run.report.counts.consumed == six_orders.size());
   BOOST_TEST(run.report.transactions_aborted == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_graceful_stop_during_a_commit_that_hangs_becomes_terminal_at_the_stop_timeout) {
+  mock_cluster cluster(1);
+  cluster.seed(six_orders);
+  // The first EndTxn is answered after 20 s: the graceful stop, which waits
+  // for the commit under way, cannot end by itself before then.
+  cluster.push_errors(1, api::end_txn, {{RD_KAFKA_RESP_ERR_NO_ERROR, 20000}});
+  temp_state_dir dir;
+  const run_outcome run = run_engine(cluster, dir.path(), {},
+                                     {.adjust = [](engine::run_options& o) { o.stop_timeout = 1500ms; },
+                                      .io = nullptr,
+                                      .stop_inline = false,
+                                      .limit = 60s,
+                                      .stop_when_logged = "committing transaction 1"});
+
+  BOOST_TEST_REQUIRE(run.stopped_at.has_value());
+  BOOST_TEST(!run.watchdog_fired);
+  BOOST_TEST((run.report.status == engine::run_status::stopped), run.report.message);
+  BOOST_TEST(run.report.transactions_committed == 0u);
+  // It ended at the deadline, not at EndTxn's answer 20 s on.
+  const auto took = run.ended_at - *run.stopped_at;
+  BOOST_TEST(took >= 1500ms);
+  BOOST_TEST(took < 12s, std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
 }
