@@ -815,14 +815,14 @@ class runtime {
 
   static kafka::error_report consumer_went_back(std::string what) {
     kafka::error_report e;
-    e.info = {RD_KAFKA_RESP_ERR__INCONSISTENT, false, true, false};
+    e.info = kafka::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__INCONSISTENT);
     e.message = "the consumer went back: " + std::move(what);
     return e;
   }
 
   static kafka::error_report lost_assignment() {
     kafka::error_report e;
-    e.info = {RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST, false, true, false};
+    e.info = kafka::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST);
     e.message = "partitions were lost to another member before the transaction committed";
     return e;
   }
@@ -864,7 +864,8 @@ class runtime {
             auto flush = producer_->async_flush(std::chrono::seconds(30));
             kafka::error_report flushed = co_await std::move(flush);
             if (flushed.failed()) {
-              flushed.info = {flushed.info.code, false, true, false};  // unknown: abort, never commit
+              flushed.info =
+                  kafka::txn_error_info::abortable_error(flushed.info.code);  // unknown: abort, never commit
               flushed.message = "waiting for the delivery reports before committing: " + flushed.message;
               a = machine_.step(commit::offsets_sent{std::move(flushed)});
               break;
@@ -873,7 +874,7 @@ class runtime {
           if (std::optional<std::string> trailing = sink_->take_trailing()) {
             STREAMT_LOG(log_, warning) << *trailing << "; aborting the transaction and rewinding";
             kafka::error_report e;
-            e.info = {RD_KAFKA_RESP_ERR__INCONSISTENT, false, true, false};
+            e.info = kafka::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__INCONSISTENT);
             e.message = *trailing;
             a = machine_.step(commit::offsets_sent{std::move(e)});
             break;
@@ -1062,7 +1063,7 @@ class runtime {
       if (behind.empty()) co_return committed;
       if (stop_requested(co_await asio::this_coro::cancellation_state)) {
         kafka::error_report e;
-        e.info = {RD_KAFKA_RESP_ERR__INCONSISTENT, false, false, false};
+        e.info = kafka::txn_error_info::plain(RD_KAFKA_RESP_ERR__INCONSISTENT);
         e.message = behind + "; stopped while waiting for the coordinator to catch up";
         co_return e;
       }

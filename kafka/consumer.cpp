@@ -137,12 +137,12 @@ void consumer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaqu
     // FENCED_INSTANCE_ID) is what classification needs.
     char buf[512] = {};
     code = rd_kafka_fatal_error(rk, buf, sizeof buf);
-    e.error = {{code, false, false, true}, std::string(rd_kafka_err2name(code)) + " (fatal): " + buf};
+    e.error = {txn_error_info::fatal_error(code), std::string(rd_kafka_err2name(code)) + " (fatal): " + buf};
   } else {
     // Client-level errors (all brokers down, resolution failures) are
     // informational: librdkafka keeps retrying. We surface them, flagged
     // retriable, so the engine can log them.
-    e.error = {{code, true, false, false}, std::string(rd_kafka_err2name(code)) + ": " + reason};
+    e.error = {txn_error_info::retriable_error(code), std::string(rd_kafka_err2name(code)) + ": " + reason};
   }
   self->pending_errors_.push_back(std::move(e));
 }

@@ -131,7 +131,7 @@ error_report take_error(rd_kafka_error_t* error) {
 }
 
 error_report report_of(rd_kafka_resp_err_t code) {
-  const txn_error_info info{code, false, false, false};
+  const txn_error_info info = txn_error_info::plain(code);
   if (!info.failed()) return {};
   return {info, describe(info)};
 }

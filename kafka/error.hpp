@@ -77,6 +77,20 @@ struct txn_error_info {
 
   constexpr bool failed() const noexcept { return code != RD_KAFKA_RESP_ERR_NO_ERROR; }
   friend constexpr bool operator==(const txn_error_info&, const txn_error_info&) = default;
+
+  // Named constructors for the errors we make ourselves (a plain code from
+  // an API that returns only one, or our own verdict on one); librdkafka's
+  // flagged errors come from copy_error_info, never from a guess.
+  static constexpr txn_error_info plain(rd_kafka_resp_err_t c) noexcept { return {c, false, false, false}; }
+  static constexpr txn_error_info retriable_error(rd_kafka_resp_err_t c) noexcept {
+    return {c, true, false, false};
+  }
+  static constexpr txn_error_info abortable_error(rd_kafka_resp_err_t c) noexcept {
+    return {c, false, true, false};
+  }
+  static constexpr txn_error_info fatal_error(rd_kafka_resp_err_t c) noexcept {
+    return {c, false, false, true};
+  }
 };
 
 // Copies the code and flags; a null error (librdkafka's "success") gives an
@@ -189,7 +203,7 @@ inline boost::system::error_code make_error_code(const txn_error_info& info) noe
 }
 // A plain librdkafka code with no flags (APIs that return rd_kafka_resp_err_t).
 inline boost::system::error_code make_error_code(rd_kafka_resp_err_t code) noexcept {
-  return make_error_code(txn_error_info{code, false, false, false});
+  return make_error_code(txn_error_info::plain(code));
 }
 
 // The condition of any error_code: librdkafka errors by classify(), ours by

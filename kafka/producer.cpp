@@ -22,7 +22,7 @@ const void* bytes_of(std::string_view s) { return s.data() != nullptr ? s.data()
 error_report fatal_report(rd_kafka_t* rk) {
   char buf[512] = {};
   const auto code = rd_kafka_fatal_error(rk, buf, sizeof buf);
-  return {{code, false, false, true}, std::string(rd_kafka_err2name(code)) + " (fatal): " + buf};
+  return {txn_error_info::fatal_error(code), std::string(rd_kafka_err2name(code)) + " (fatal): " + buf};
 }
 
 }  // namespace
@@ -134,7 +134,7 @@ void producer::drain(std::size_t max, producer_events& out) {
           // Non-fatal client errors are informational: librdkafka retries.
           const auto code = rd_kafka_event_error(ev.get());
           out.errors.push_back(
-              {{code, true, false, false},
+              {txn_error_info::retriable_error(code),
                std::string(rd_kafka_err2name(code)) + ": " + rd_kafka_event_error_string(ev.get())});
         }
         break;

@@ -17,21 +17,22 @@ namespace {
 
 k::error_report ok() { return {}; }
 k::error_report timed_out() {
-  return {{RD_KAFKA_RESP_ERR__TIMED_OUT, true, false, false}, "commit timed out"};
+  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "commit timed out"};
 }
 k::error_report coordinator_moved() {
-  return {{RD_KAFKA_RESP_ERR_NOT_COORDINATOR, true, false, false}, "coordinator moved"};
+  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), "coordinator moved"};
 }
 k::error_report abortable() {
-  return {{RD_KAFKA_RESP_ERR__MSG_TIMED_OUT, false, true, false}, "message timed out"};
+  return {k::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT), "message timed out"};
 }
 k::error_report fatal() {
-  return {{RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED, false, false, true}, "not authorized"};
+  return {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+          "not authorized"};
 }
 k::error_report fenced() {
-  return {{RD_KAFKA_RESP_ERR_PRODUCER_FENCED, false, false, true}, "fenced by epoch 7"};
+  return {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED), "fenced by epoch 7"};
 }
-k::error_report unclassified() { return {{RD_KAFKA_RESP_ERR__STATE, false, false, false}, "wrong state"}; }
+k::error_report unclassified() { return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__STATE), "wrong state"}; }
 
 // Walks a fresh machine through begin, produce and send_offsets; the next
 // action it asked for is commit.

@@ -43,7 +43,8 @@ constexpr std::array<rd_kafka_resp_err_t, 4> fencing_codes{
     RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID};
 
 // The classification is usable at compile time.
-static_assert(k::classify({RD_KAFKA_RESP_ERR_PRODUCER_FENCED, false, false, true}) == condition::fenced);
+static_assert(k::classify(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED)) ==
+              condition::fenced);
 static_assert(k::classify({ordinary, true, true, false}) == condition::abortable);
 static_assert(k::unpack(k::pack({RD_KAFKA_RESP_ERR__BEGIN, true, false, true})) ==
               k::txn_error_info{RD_KAFKA_RESP_ERR__BEGIN, true, false, true});
@@ -104,12 +105,12 @@ BOOST_AUTO_TEST_CASE(packing_round_trips_every_code_and_flag_combination) {
 }
 
 BOOST_AUTO_TEST_CASE(an_error_code_compares_equal_to_its_condition_and_to_no_other) {
-  const auto ec = k::make_error_code(k::txn_error_info{ordinary, false, true, false});
+  const auto ec = k::make_error_code(k::txn_error_info::abortable_error(ordinary));
   BOOST_TEST(ec.failed());
   BOOST_TEST((ec == condition::abortable));
   BOOST_TEST((ec != condition::retriable));
   BOOST_TEST((ec != condition::fatal));
-  BOOST_TEST((k::make_error_code(k::txn_error_info{RD_KAFKA_RESP_ERR_PRODUCER_FENCED, false, false, true}) ==
+  BOOST_TEST((k::make_error_code(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED)) ==
               condition::fenced));
   BOOST_TEST(ec.message() == rd_kafka_err2str(ordinary));
 }
@@ -151,7 +152,7 @@ BOOST_AUTO_TEST_CASE(take_error_copies_then_destroys_the_librdkafka_error) {
 }
 
 BOOST_AUTO_TEST_CASE(describing_plain_info_names_code_and_condition) {
-  const auto text = k::describe(k::txn_error_info{RD_KAFKA_RESP_ERR_PRODUCER_FENCED, false, false, true});
+  const auto text = k::describe(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED));
   BOOST_TEST(text.find("PRODUCER_FENCED") != std::string::npos);
   BOOST_TEST(text.find("(fenced)") != std::string::npos);
   BOOST_TEST(k::describe(k::txn_error_info{}) == "success");
