@@ -7,7 +7,6 @@
 #include "engine/commit_machine.hpp"
 #include "engine/log.hpp"
 #include "engine/state_dir.hpp"
-#include "kafka/blocking_call.hpp"
 #include "kafka/config.hpp"
 #include "kafka/consumer.hpp"
 #include "kafka/producer.hpp"
@@ -22,7 +21,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
@@ -266,7 +264,7 @@ class runtime {
     STREAMT_LOG(log_, info) << "starting " << plan_.identity.application_id << ": "
                             << plan_.identity.source_topic << " -> " << plan_.identity.sink_topic << ", plan "
                             << plan::digest(plan_) << ", transactional id " << txn_id << ", librdkafka "
-                            << rd_kafka_version_str() << ", state directory " << options_.state_dir
+                            << kafka::library_version() << ", state directory " << options_.state_dir
                             << (state_->first_run() ? " (new instance)" : "");
 
     kafka::settings settings{{"bootstrap.servers", options_.bootstrap_servers}};
@@ -332,11 +330,10 @@ class runtime {
   // A missing topic is a clear error before any transaction, not a retry
   // loop: streamt never creates topics, and librdkafka would wait forever.
   asio::awaitable<std::optional<run_report>> check_topics() {
-    rd_kafka_t* rk = producer_->native_handle();
     const auto deadline = steady_clock::now() + options_.connect_timeout;
     asio::steady_timer pause(co_await asio::this_coro::executor);
-    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__TIMED_OUT;
-    std::set<std::string> topics;
+    kafka::error_report err = kafka::report_of(RD_KAFKA_RESP_ERR__TIMED_OUT);
+    std::optional<std::set<std::string>> topics;
     // Asked in slices of at most a second, with a stop check between them:
     // one blocking call for the whole --connect-timeout-ms could not be
     // interrupted, so a SIGTERM to an engine whose brokers are unreachable
@@ -344,23 +341,15 @@ class runtime {
     for (;;) {
       const auto slice_start = steady_clock::now();
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - slice_start);
-      const int slice_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 1, 1000));
-      auto op = kafka::detail::run_blocking<std::pair<rd_kafka_resp_err_t, std::set<std::string>>>(
-          blocking_.get_executor(), [rk, slice_ms] {
-            const rd_kafka_metadata_t* md = nullptr;
-            const rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 1, nullptr, &md, slice_ms);
-            std::set<std::string> names;
-            if (e == RD_KAFKA_RESP_ERR_NO_ERROR) {
-              for (int i = 0; i < md->topic_cnt; ++i)
-                if (md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) names.insert(md->topics[i].topic);
-              rd_kafka_metadata_destroy(md);
-            }
-            return std::pair{e, names};
-          });
-      std::pair<rd_kafka_resp_err_t, std::set<std::string>> answer = co_await std::move(op);
-      err = answer.first;
-      topics = std::move(answer.second);
-      if (err == RD_KAFKA_RESP_ERR_NO_ERROR || steady_clock::now() >= deadline) break;
+      const auto slice = std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(1000));
+      auto op = producer_->async_topic_names(slice);
+      kafka::kafka_result<std::set<std::string>> answer = co_await std::move(op);
+      if (answer) {
+        topics = std::move(*answer);
+        break;
+      }
+      err = answer.error();
+      if (steady_clock::now() >= deadline) break;
       if (stop_->requested()) {
         STREAMT_LOG(log_, info) << "stopped while waiting for the brokers at " << options_.bootstrap_servers;
         co_return fail(run_status::stopped, "stopped before the brokers answered");
@@ -375,18 +364,17 @@ class runtime {
       }
       if (steady_clock::now() >= deadline) break;
     }
-    if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+    if (!topics)
       co_return fail(run_status::unavailable,
                      // A refused TLS handshake or SASL login looks the same
                      // here as an unreachable broker (librdkafka retries
                      // both); its own error line above names the cause.
                      "cannot reach the brokers at " + options_.bootstrap_servers + " within " +
-                         std::to_string(options_.connect_timeout.count() / 1000) +
-                         " s: " + rd_kafka_err2str(err) +
+                         std::to_string(options_.connect_timeout.count() / 1000) + " s: " + err.message +
                          "; check --bootstrap-servers, the network, and the TLS and SASL settings (a failed "
                          "certificate verification or authentication is logged above by librdkafka)");
     for (const std::string& t : {plan_.identity.source_topic, plan_.identity.sink_topic})
-      if (!topics.count(t))
+      if (!topics->count(t))
         co_return fail(
             run_status::unavailable,
             "topic '" + t + "' does not exist on " + options_.bootstrap_servers +
@@ -562,43 +550,7 @@ class runtime {
       sink_->new_transaction();
       txn_counts_ = {};
     }
-    views_.clear();
-    headers_.clear();
-    // Headers first, into one vector sized once, so the spans stay valid.
-    std::vector<std::pair<std::size_t, std::size_t>> header_ranges;
-    header_ranges.reserve(messages.size());
-    for (const kafka::message_ptr& m : messages) {
-      const std::size_t begin = headers_.size();
-      rd_kafka_headers_t* hdrs = nullptr;
-      if (rd_kafka_message_headers(m.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        const char* name = nullptr;
-        const void* value = nullptr;
-        std::size_t size = 0;
-        for (std::size_t i = 0;
-             rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
-          headers_.push_back({name, value ? std::optional<std::string_view>(
-                                                std::string_view(static_cast<const char*>(value), size))
-                                          : std::nullopt});
-      }
-      header_ranges.emplace_back(begin, headers_.size() - begin);
-    }
-    for (std::size_t i = 0; i < messages.size(); ++i) {
-      const rd_kafka_message_t* m = messages[i].get();
-      record_view v;
-      v.topic = rd_kafka_topic_name(m->rkt);
-      v.partition = m->partition;
-      v.offset = m->offset;
-      if (m->key) v.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
-      // librdkafka gives a null payload pointer only for a null value; an
-      // empty value has a pointer and length 0 (and is invalid, not a tombstone).
-      if (m->payload) v.value = std::string_view(static_cast<const char*>(m->payload), m->len);
-      rd_kafka_timestamp_type_t ts_type;
-      const std::int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
-      if (ts_type != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) v.timestamp = ts;
-      v.headers =
-          std::span<const header_view>(headers_).subspan(header_ranges[i].first, header_ranges[i].second);
-      views_.push_back(v);
-    }
+    kafka::view_messages(messages, views_, headers_);
     // Each partition's records must come in increasing offsets. librdkafka
     // 2.0.2 has handed one over twice after a rewind followed by a lost
     // assignment (tools/faults broker_pause: one record committed twice in
@@ -1252,8 +1204,7 @@ class runtime {
     // a fatal error event, a failed poll): what counts is the producer's
     // fatal error, if it has one.
     if (r.status == run_status::failed && producer_) {
-      const rd_kafka_resp_err_t cause = rd_kafka_fatal_error(producer_->native_handle(), nullptr, 0);
-      restartable_ = kafka::is_recoverable_by_new_producer(cause);
+      restartable_ = kafka::is_recoverable_by_new_producer(producer_->fatal_cause());
     }
     if (r.status == run_status::stopped)
       STREAMT_LOG(log_, info) << "stopped cleanly: " << counts_.consumed << " consumed, " << counts_.emitted
@@ -1271,7 +1222,6 @@ class runtime {
   transaction_sequence txn_;
   operators::stage_pipeline stages_;
   std::optional<state_dir> state_;
-  asio::thread_pool blocking_{1};
   std::unique_ptr<kafka::producer> producer_;
   std::unique_ptr<kafka::consumer> consumer_;
   std::optional<kafka_sink> sink_;

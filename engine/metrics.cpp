@@ -3,10 +3,10 @@
 
 #include "engine/metrics.hpp"
 
+#include "kafka/handles.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
-
-#include <librdkafka/rdkafka.h>
 
 #include <algorithm>
 #include <charconv>
@@ -254,7 +254,7 @@ std::string metrics::prometheus_text() const {
             {"plan_digest", id_.plan_digest},
             {"source_topic", id_.source_topic},
             {"sink_topic", id_.sink_topic},
-            {"librdkafka_version", rd_kafka_version_str()}},
+            {"librdkafka_version", kafka::library_version()}},
            std::uint64_t{1});
   x.single("streamt_running", "gauge", "1 while the engine runs (/healthz).", std::uint64_t{live_ ? 1u : 0u});
   const bool is_ready = live_ && !stopping_ && assigned_;

@@ -7,28 +7,19 @@
 // the bytes belong to the batch that produced them and stay valid until the
 // source is asked for the next batch. Nothing on the per-record path copies.
 
+#include "kafka/message_view.hpp"
+
 #include <cstdint>
-#include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 
 namespace streamt::engine {
 
-struct header_view {
-  std::string_view name;
-  std::optional<std::string_view> value;  // Kafka headers may have null values
-};
-
-struct record_view {
-  std::string_view topic;
-  std::int32_t partition = 0;
-  std::int64_t offset = 0;
-  std::optional<std::string_view> key;    // nullopt: null key (kept null on output)
-  std::optional<std::string_view> value;  // nullopt: tombstone
-  std::optional<std::int64_t> timestamp;  // milliseconds since the epoch
-  std::span<const header_view> headers;
-};
+// kafka/'s own view types: one header type and one record type from the
+// consumer through the stages to the producer, with nothing to convert.
+// They hold no librdkafka type, so the offline replay fills them too.
+using header_view = kafka::header_view;
+using record_view = kafka::message_view;
 
 // Where a record is, as users name it in Kafka tools: "orders/0@9"
 // (topic/partition@offset), used in every message about one record.

@@ -301,4 +301,46 @@ group_metadata_ptr consumer::group_metadata() const {
   return group_metadata_ptr(rd_kafka_consumer_group_metadata(rk_.get()));
 }
 
+void view_messages(std::span<const message_ptr> messages, std::vector<message_view>& views,
+                   std::vector<header_view>& headers) {
+  views.clear();
+  headers.clear();
+  // Headers first, into the one vector, so that the spans taken below stay
+  // valid (no reallocation after them).
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  ranges.reserve(messages.size());
+  for (const message_ptr& m : messages) {
+    const std::size_t begin = headers.size();
+    rd_kafka_headers_t* hdrs = nullptr;
+    if (rd_kafka_message_headers(m.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      const char* name = nullptr;
+      const void* value = nullptr;
+      std::size_t size = 0;
+      for (std::size_t i = 0;
+           rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+        headers.push_back({name, value ? std::optional<std::string_view>(
+                                             std::string_view(static_cast<const char*>(value), size))
+                                       : std::nullopt});
+    }
+    ranges.emplace_back(begin, headers.size() - begin);
+  }
+  views.reserve(messages.size());
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const rd_kafka_message_t* m = messages[i].get();
+    message_view v;
+    v.topic = rd_kafka_topic_name(m->rkt);
+    v.partition = m->partition;
+    v.offset = m->offset;
+    if (m->key) v.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
+    // librdkafka gives a null payload pointer only for a null value; an
+    // empty value has a pointer and length 0 (and is invalid, not a tombstone).
+    if (m->payload) v.value = std::string_view(static_cast<const char*>(m->payload), m->len);
+    rd_kafka_timestamp_type_t ts_type;
+    const std::int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
+    if (ts_type != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) v.timestamp = ts;
+    v.headers = std::span<const header_view>(headers).subspan(ranges[i].first, ranges[i].second);
+    views.push_back(v);
+  }
+}
+
 }  // namespace streamt::kafka

@@ -37,6 +37,7 @@
 #include "kafka/config.hpp"
 #include "kafka/error.hpp"
 #include "kafka/handles.hpp"
+#include "kafka/message_view.hpp"
 #include "kafka/queue_waker.hpp"
 #include "kafka/topic_partition.hpp"
 
@@ -50,6 +51,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -82,6 +84,14 @@ struct poll_batch {
 
   bool empty() const noexcept { return messages.empty() && errors.empty() && !rebalance; }
 };
+
+// The polled `messages` as views, in their order: `views` gets one each, and
+// `headers` all their headers (each view's span points into it). Both are
+// cleared first and reused, so a batch costs no allocation once they have
+// grown; the views stay valid while `messages` and `headers` live. The one
+// place a consumed rd_kafka_message_t is read.
+void view_messages(std::span<const message_ptr> messages, std::vector<message_view>& views,
+                   std::vector<header_view>& headers);
 
 class consumer {
  public:

@@ -9,8 +9,13 @@
 #include <librdkafka/rdkafka.h>
 
 #include <memory>
+#include <string_view>
 
 namespace streamt::kafka {
+
+// The librdkafka this process runs with (the shared library's, which may be
+// newer than the headers it was built against).
+inline std::string_view library_version() noexcept { return rd_kafka_version_str(); }
 
 struct kafka_deleter {
   void operator()(rd_kafka_t* p) const noexcept { rd_kafka_destroy(p); }

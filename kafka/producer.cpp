@@ -204,6 +204,30 @@ boost::asio::awaitable<error_report> producer::async_abort_transaction(std::chro
   return run_transactional([rk, ms] { return take_error(rd_kafka_abort_transaction(rk, ms)); });
 }
 
+boost::asio::awaitable<kafka_result<std::set<std::string>>> producer::async_topic_names(
+    std::chrono::milliseconds timeout) {
+  rd_kafka_t* rk = rk_.get();
+  const int ms = slice_ms(timeout);
+  auto op = detail::run_blocking<kafka_result<std::set<std::string>>>(
+      txn_pool_.get_executor(), [rk, ms]() -> kafka_result<std::set<std::string>> {
+        const rd_kafka_metadata_t* md = nullptr;
+        // all_topics=1: the whole cluster's topics, without creating any
+        // (a single-topic request may auto-create it on some brokers).
+        const rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 1, nullptr, &md, ms);
+        if (e != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(e);
+        std::set<std::string> names;
+        for (int i = 0; i < md->topic_cnt; ++i)
+          if (md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) names.insert(md->topics[i].topic);
+        rd_kafka_metadata_destroy(md);
+        return names;
+      });
+  co_return co_await std::move(op);
+}
+
+rd_kafka_resp_err_t producer::fatal_cause() const noexcept {
+  return rd_kafka_fatal_error(rk_.get(), nullptr, 0);
+}
+
 boost::asio::awaitable<error_report> producer::async_flush(std::chrono::milliseconds timeout) {
   rd_kafka_t* rk = rk_.get();
   return run_transactional(

@@ -37,6 +37,7 @@
 #include "kafka/config.hpp"
 #include "kafka/error.hpp"
 #include "kafka/handles.hpp"
+#include "kafka/message_view.hpp"
 #include "kafka/queue_waker.hpp"
 #include "kafka/topic_partition.hpp"
 
@@ -50,17 +51,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace streamt::kafka {
-
-struct header_view {
-  std::string_view name;
-  std::optional<std::string_view> value;  // nullopt: a null header value
-};
 
 // Views into the caller's buffers; produce() copies everything before it
 // returns, so the buffers may be reused at once.
@@ -164,6 +161,16 @@ class producer {
 
   // Records produced but not yet acknowledged or failed.
   std::size_t outstanding() const noexcept;
+
+  // The names of the topics that exist, from the brokers' metadata; asks at
+  // most `timeout` (a caller wanting to look at the clock asks in slices).
+  // Completion: co_return kafka_result (failure: the brokers did not answer
+  //   in time, or refused). Pool → awaiting coroutine's executor.
+  boost::asio::awaitable<kafka_result<std::set<std::string>>> async_topic_names(
+      std::chrono::milliseconds timeout);
+
+  // The code of the producer's fatal error, or NO_ERROR if it has none.
+  rd_kafka_resp_err_t fatal_cause() const noexcept;
 
   rd_kafka_t* native_handle() const noexcept { return rk_.get(); }
 
