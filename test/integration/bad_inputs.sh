@@ -28,18 +28,6 @@ compile "$work/orders.schema.json" "$app" "$sink2" "SELECT id, amount FROM order
 compile "$work/missing.schema.json" "$(unique bad-missing-src)" "$sink" "SELECT id, amount FROM orders" "$work/missing-src.json"
 compile "$work/orders.schema.json" "$(unique bad-missing-sink)" "$missing_sink" "SELECT id, amount FROM orders" "$work/missing-sink.json"
 
-# refused NAME EXPECTED_RC MESSAGE PLAN [ARGS...]: runs `streamt run` in the
-# foreground (bounded by timeout), checks its exit code, that its output
-# contains MESSAGE, and that it logged no committed transaction.
-refused() {
-  local name=$1 expected_rc=$2 message=$3 plan=$4 rc=0
-  shift 4
-  timeout -k 5 90 "$STREAMT_BINARY" run "$plan" "$@" >"$work/$name.log" 2>&1 || rc=$?
-  check_eq "$name: exit code" "$expected_rc" "$rc"
-  grep -qF -- "$message" "$work/$name.log" || { show_log "$name"; fail "$name: the message does not contain: $message"; }
-  ! grep -q "committed transaction" "$work/$name.log" || { show_log "$name"; fail "$name: committed a transaction"; }
-  sed -n 's/^streamt run: /  /p' "$work/$name.log"
-}
 
 echo "== unreachable broker"
 started=$SECONDS

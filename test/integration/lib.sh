@@ -146,3 +146,16 @@ end_offsets_of() {
   awk -F'\t' -v n="$2" '{ if ($2 + 1 > end[$1]) end[$1] = $2 + 1 }
     END { for (p = 0; p < n; p++) printf "%s%d:%d", (p ? " " : ""), p, end[p] + 0 }' "$1"
 }
+
+# refused NAME EXPECTED_RC MESSAGE PLAN [ARGS...]: runs `streamt run` in the
+# foreground (bounded by timeout), checks its exit code, that its output
+# contains MESSAGE, and that it logged no committed transaction.
+refused() {
+  local name=$1 expected_rc=$2 message=$3 plan=$4 rc=0
+  shift 4
+  timeout -k 5 90 "$STREAMT_BINARY" run "$plan" "$@" >"$work/$name.log" 2>&1 || rc=$?
+  check_eq "$name: exit code" "$expected_rc" "$rc"
+  grep -qF -- "$message" "$work/$name.log" || { show_log "$name"; fail "$name: the message does not contain: $message"; }
+  ! grep -q "committed transaction" "$work/$name.log" || { show_log "$name"; fail "$name: committed a transaction"; }
+  sed -n 's/^streamt run: /  /p' "$work/$name.log"
+}

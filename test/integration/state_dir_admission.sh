@@ -30,16 +30,6 @@ snapshot() {
   [[ -e $1 ]] || { echo absent; return; }
   (cd "$1" && find . -printf '%p %y %m %s\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
 }
-# refused NAME EXPECTED_RC MESSAGE PLAN [ARGS...] (as in bad_inputs.sh)
-refused() {
-  local name=$1 expected_rc=$2 message=$3 plan=$4 rc=0
-  shift 4
-  timeout -k 5 90 "$STREAMT_BINARY" run "$plan" "$@" >"$work/$name.log" 2>&1 || rc=$?
-  check_eq "$name: exit code" "$expected_rc" "$rc"
-  grep -qF -- "$message" "$work/$name.log" || { show_log "$name"; fail "$name: the message does not contain: $message"; }
-  ! grep -q "committed transaction" "$work/$name.log" || { show_log "$name"; fail "$name: committed a transaction"; }
-  sed -n 's/^streamt run: /  /p' "$work/$name.log"
-}
 # unchanged_by NAME DIR EXPECTED_RC MESSAGE PLAN [ARGS...]: `refused`, and DIR
 # is byte for byte what it was before.
 unchanged_by() {
