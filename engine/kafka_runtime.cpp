@@ -3,9 +3,9 @@
 
 #include "engine/kafka_runtime.hpp"
 
-#include "engine/aborted_tail.hpp"
-#include "engine/commit_machine.hpp"
 #include "engine/log.hpp"
+#include "engine/session/position_policy.hpp"
+#include "engine/session/session.hpp"
 #include "engine/state_dir.hpp"
 #include "kafka/config.hpp"
 #include "kafka/consumer.hpp"
@@ -56,38 +56,18 @@ exit_code exit_code_of(run_status s) noexcept {
 
 namespace {
 
-// An error no retry can cure for this record: the sink will never accept it
-// (larger than the topic's max.message.bytes or the client's
-// message.max.bytes, or refused as invalid). Aborting and replaying it would
-// loop forever, so it stops the engine like an invalid input record.
-bool unproducible(rd_kafka_resp_err_t code) noexcept {
-  return code == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE || code == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE ||
-         code == RD_KAFKA_RESP_ERR_INVALID_RECORD;
-}
-
-// The input record whose output the sink refused for good.
-struct unproducible_record {
-  std::int32_t partition = 0;
-  std::int64_t offset = 0;
-  std::size_t size = 0;  // of the output value
-  std::string reason;
-};
+namespace ss = streamt::engine::session;
+using ss::act;
 
 // The producer side of process_batch(): each output record goes to the sink
-// topic with the input's key, timestamp and headers. A record librdkafka
-// refuses at once (queue full, too large) fails the transaction: the first
-// such error is kept and handled as an abortable failure after the batch.
-// Each output carries an opaque naming its input record (transaction
-// generation in the high half, so a late report of an aborted transaction
-// is never taken for a record of the current one; index in the low half).
+// topic with the input's key, timestamp and headers, and carries the opaque
+// the session's sink tracker gives it. A record librdkafka refuses at once
+// (queue full, too large) is noted there too: the session fails the
+// transaction after the batch.
 class kafka_sink {
  public:
-  kafka_sink(kafka::producer& p, std::string topic) : producer_(&p), topic_(std::move(topic)) {}
-
-  void new_transaction() {
-    ++generation_;
-    sources_.clear();
-  }
+  kafka_sink(kafka::producer& p, std::string topic, ss::sink_tracker& tracker)
+      : producer_(&p), topic_(std::move(topic)), tracker_(&tracker) {}
 
   void emit(const record_view& in, std::string_view value) {
     headers_.clear();
@@ -97,60 +77,16 @@ class kafka_sink {
     out.value = value;
     out.headers = headers_;
     out.timestamp_ms = in.timestamp.value_or(0);
-    out.opaque = (std::uint64_t{generation_} << 32) | sources_.size();
-    sources_.push_back({in.partition, in.offset, value.size(), {}});
-    kafka::error_report e = producer_->produce(topic_, out);
-    if (e.failed() && unproducible(e.info.code)) note_unproducible(sources_.back(), e.message);
-    if (e.failed() && !error_) error_ = std::move(e);
+    out.opaque = tracker_->producing(in, value.size());
+    if (kafka::error_report e = producer_->produce(topic_, out); e.failed())
+      tracker_->refused_at_once(std::move(e));
   }
-
-  // A failed delivery report: remember its input record if no retry can help.
-  void on_failed_delivery(const kafka::delivery_report& d) {
-    if (!unproducible(d.error.info.code) || (d.opaque >> 32) != generation_) return;
-    const std::size_t index = d.opaque & 0xffffffffu;
-    if (index < sources_.size()) note_unproducible(sources_[index], d.error.message);
-  }
-
-  // A record written: see aborted_tail.hpp. Every report of a transaction
-  // is polled before its commit or abort returns, so a report of an earlier
-  // generation does not occur; it is ignored rather than misfiled.
-  void on_delivered(const kafka::delivery_report& d) {
-    if ((d.opaque >> 32) != generation_) return;
-    if (std::optional<std::string> s = tail_.delivered(d.partition.partition, d.offset); s && !trailing_)
-      trailing_ = std::move(s);
-  }
-  void transaction_aborted() {
-    tail_.aborted();
-    trailing_.reset();  // the abort just written ends that record too
-  }
-  void transaction_committed() { tail_.committed(); }
-  // Whether a commit must first wait for every delivery report (flush): a
-  // record landing right behind an aborted one is found only in its report.
-  bool commit_needs_reports() const noexcept { return tail_.armed(); }
-  std::optional<std::string> take_trailing() { return std::exchange(trailing_, std::nullopt); }
-
-  std::optional<kafka::error_report> take_error() { return std::exchange(error_, std::nullopt); }
-  const std::optional<unproducible_record>& unproducible_found() const { return unproducible_; }
-  const std::string& topic() const { return topic_; }
 
  private:
-  // The broker refuses a whole batch when it is too large, so every record
-  // of it reports the error: the largest of them is the one to blame.
-  void note_unproducible(unproducible_record r, const std::string& reason) {
-    if (unproducible_ && unproducible_->size >= r.size) return;
-    r.reason = reason;
-    unproducible_ = std::move(r);
-  }
-
   kafka::producer* producer_;
   std::string topic_;
+  ss::sink_tracker* tracker_;
   std::vector<kafka::header_view> headers_;
-  std::optional<kafka::error_report> error_;
-  std::uint32_t generation_ = 0;
-  std::vector<unproducible_record> sources_;  // input record of each output of the transaction
-  std::optional<unproducible_record> unproducible_;
-  aborted_tail tail_;
-  std::optional<std::string> trailing_;  // a record of an aborted transaction inside the open one
 };
 
 std::string describe(const kafka::topic_partition& tp) {
@@ -192,6 +128,10 @@ struct recording_filter {
   }
 };
 
+// The driver: performs the session's actions against kafka/ and feeds their
+// outcomes back. It decides nothing about the protocol (engine/session/
+// does); what it keeps is how to talk to Kafka: the start-up checks, the
+// waits for the brokers, the delivery-report coroutine, logs and metrics.
 class runtime {
  public:
   // `lg` is async_run's logger (the pipeline's identity, and `txn` among its
@@ -204,6 +144,7 @@ class runtime {
         log_(std::move(lg)),
         txn_(std::move(txn)),
         stages_(plan_),
+        session_(session_config(plan_, options_)),
         metrics_(options_.metrics) {}
 
   // Whether the run ended on a fatal producer error a new producer gets past.
@@ -218,7 +159,7 @@ class runtime {
     // Delivery reports are served by their own coroutine for as long as the
     // producer lives: commit_transaction waits for every one of them, also
     // during a graceful stop. So the outer stop signals don't reach it; it
-    // ends when consume_loop() is done, by its own signal.
+    // ends when the loop is done, by its own signal.
     const auto ex = co_await asio::this_coro::executor;
     asio::steady_timer drain_done(ex, steady_clock::time_point::max());
     bool drain_finished = false;
@@ -229,16 +170,37 @@ class runtime {
                      drain_crashed = e;
                      drain_done.cancel();
                    }));
-    run_report report = co_await consume_loop();
+    co_await loop();
     drain_stop_.emit(asio::cancellation_type::terminal);
     if (!drain_finished) co_await drain_done.async_wait(asio::as_tuple(asio::use_awaitable));
     if (drain_crashed) std::rethrow_exception(drain_crashed);  // a bug: surfaces as an internal error
-    if (!producer_failure_.empty() && report.status == run_status::stopped)
-      report = fail(run_status::failed, producer_failure_);
+    // Read once the delivery reports are all in: a fatal producer error
+    // reported last still decides the outcome.
+    const ss::ending end = session_.outcome();
+    run_report report = fail(end.status, end.message);
+    report.invalid = end.invalid;
+    if (end.invalid) metrics_->invalid_record();
     co_return finish(std::move(report));
   }
 
  private:
+  static ss::config session_config(const plan::plan& p, const run_options& o) {
+    ss::config c;
+    c.application_id = p.identity.application_id;
+    c.source_topic = p.identity.source_topic;
+    c.sink_topic = p.identity.sink_topic;
+    c.commit_interval = o.commit_interval;
+    c.max_records_per_transaction = o.max_records_per_transaction;
+    return c;
+  }
+
+  ss::stop_facts facts() const noexcept { return {stop_->requested(), stop_->terminal(), stop_->deadline}; }
+  bool stop_news() const noexcept { return session_.stop_news_of(facts()) != ss::stop_news::none; }
+  // A stop signal, not a stop on an invalid record (that one still wants its
+  // records before it committed, so it waits for the brokers like a run):
+  // what cuts a wait for the brokers short.
+  bool stop_asked() const noexcept { return session_.stop().signalled() || stop_->requested(); }
+
   // ---- start -------------------------------------------------------------
 
   asio::awaitable<std::optional<run_report>> start() {
@@ -282,13 +244,13 @@ class runtime {
     auto producer = kafka::producer::create(ex, txn_id, producer_settings);
     if (!producer) co_return fail(run_status::rejected_config, producer.error().message);
     producer_ = std::move(*producer);
-    sink_.emplace(*producer_, plan_.identity.sink_topic);
+    sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink());
     auto consumer = kafka::consumer::create(ex, plan_.identity.application_id, settings);
     if (!consumer) co_return fail(run_status::rejected_config, consumer.error().message);
     consumer_ = std::move(*consumer);
 
     if (std::optional<run_report> missing = co_await check_topics()) co_return missing;
-    if (stop_->requested()) co_return stopped_in_start_up("before init_transactions");
+    if (stop_news()) co_return stopped_in_start_up("before init_transactions");
 
     // init_transactions fences any older instance with our transactional id
     // and resolves a transaction it left open, before we consume anything.
@@ -304,8 +266,7 @@ class runtime {
                          "); exactly-once needs a broker with transactions enabled and "
                          "transaction.state.log.min.isr satisfiable");
     }
-    if (stop_->requested())
-      co_return stopped_in_start_up("after init_transactions, before joining the group");
+    if (stop_news()) co_return stopped_in_start_up("after init_transactions, before joining the group");
     // Kafka has admitted the run: only now is the state directory written,
     // so a start refused before this point leaves it as it found it.
     if (result<void> committed = state_->commit(); !committed)
@@ -316,15 +277,20 @@ class runtime {
     co_return std::nullopt;
   }
 
-  // A stop signal during start-up, before any transaction: nothing is open,
-  // so the run ends here, cleanly (exit 0).
+  // A stop signal during start-up, before any transaction: the session ends
+  // the run there, cleanly (exit 0); nothing is open.
   run_report stopped_in_start_up(std::string_view where) {
     STREAMT_LOG(log_, info) << "stopping: a stop signal arrived during start-up (" << where
                             << "); no transaction was opened";
-    signalled_ = true;
-    terminal_ = stop_->terminal();
+    const ss::action a = session_.on(ss::stop_seen{facts()});
     metrics_->stopping();
+    (void)a;  // close, with nothing to give up or leave: the group is not joined yet
     return fail(run_status::stopped, "stopped during start-up");
+  }
+
+  run_report stopped_waiting_for_brokers() {
+    STREAMT_LOG(log_, info) << "stopped while waiting for the brokers at " << options_.bootstrap_servers;
+    return stopped_in_start_up("before the brokers answered");
   }
 
   // A missing topic is a clear error before any transaction, not a retry
@@ -350,18 +316,12 @@ class runtime {
       }
       err = answer.error();
       if (steady_clock::now() >= deadline) break;
-      if (stop_->requested()) {
-        STREAMT_LOG(log_, info) << "stopped while waiting for the brokers at " << options_.bootstrap_servers;
-        co_return fail(run_status::stopped, "stopped before the brokers answered");
-      }
+      if (stop_news()) co_return stopped_waiting_for_brokers();
       // A refusal that came back early waits out its slice (no busy loop).
       pause.expires_at(slice_start + std::chrono::seconds(1));
       auto waited = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
       (void)waited;
-      if (stop_->requested()) {
-        STREAMT_LOG(log_, info) << "stopped while waiting for the brokers at " << options_.bootstrap_servers;
-        co_return fail(run_status::stopped, "stopped before the brokers answered");
-      }
+      if (stop_news()) co_return stopped_waiting_for_brokers();
       if (steady_clock::now() >= deadline) break;
     }
     if (!topics)
@@ -384,64 +344,167 @@ class runtime {
 
   // ---- the loop ------------------------------------------------------------
 
-  asio::awaitable<run_report> consume_loop() {
-    co_await asio::this_coro::throw_if_cancelled(false);
-    const auto ex = co_await asio::this_coro::executor;
-    asio::steady_timer deadline(ex);
+  // The whole driver: ask the session, perform, feed the outcome back, until
+  // it says close. A stop recorded by async_run's filter is fed before every
+  // action, whatever the run was awaiting when it came (a blocking call
+  // ignores cancellation; a cancellation signal alone is emitted once).
+  asio::awaitable<void> loop() {
+    ss::action a = session_.on(ss::started{});
     for (;;) {
-      // A stop that arrived while nothing cancellable was waiting (during a
-      // blocking librdkafka call, which ignores cancellation, during
-      // start-up, or while this coroutine ran) is held by stop_: no wait
-      // sees it, and without new input the run would never stop.
-      if (stop_unhandled()) {
-        if (auto stop = co_await on_cancel()) co_return std::move(*stop);
-        continue;
+      if (stop_news()) {
+        a = session_.on(ss::stop_seen{facts()});
+        metrics_->stopping();
       }
-      if (machine_.current() == commit::machine::state::producing && due()) {
-        commit::next_action a = machine_.step(commit::produced_ok{});
-        if (auto stop = co_await drive(std::move(a))) co_return std::move(*stop);
-        continue;
-      }
-      // Records already queued are taken as they are: racing a poll against
-      // the commit deadline (two child coroutines and a timerfd_settime per
-      // batch) cost ~11% of the engine's CPU in a backlog. The deadline and
-      // a stop are still seen, by due() and stop_unhandled() above, on every
-      // iteration.
-      boost::system::result<kafka::poll_batch> polled = consumer_->try_poll_batch(poll_max());
-      if (polled && !polled->empty()) {
-        // One turn of the io_context between batches: delivery reports and
-        // signals are served by other handlers, and a backlog would otherwise
-        // keep this loop from suspending until the commit (queue.buffering
-        // filling up with unserved delivery reports if that takes long).
-        auto turn = asio::post(ex, asio::use_awaitable);
-        co_await std::move(turn);
-      } else if (polled && machine_.current() == commit::machine::state::producing) {
-        // Wait for records, or for the open transaction's commit deadline.
-        deadline.expires_at(txn_started_ + options_.commit_interval);
-        auto either = co_await (poll_accepting_total(poll_max()) || deadline_accepting_total(deadline));
-        if (either.index() == 1) continue;  // the deadline (due() is true now), or a stop (seen above)
-        polled = std::move(std::get<0>(either));
-      } else if (polled) {
-        polled = co_await consumer_->async_poll_batch(poll_max());
-      }
-      if (!polled) {
-        if (polled.error() == asio::error::operation_aborted) {
-          if (auto stop = co_await on_cancel()) co_return std::move(*stop);
-          continue;
+      log_decision(a);
+      switch (a.kind) {
+        case act::poll: {
+          auto op = poll(std::move(a));
+          a = co_await std::move(op);
+          break;
         }
-        co_return fail(run_status::failed, "polling the consumer failed: " + polled.error().message());
-      }
-      kafka::poll_batch& batch = *polled;
-      if (!batch.messages.empty()) {
-        if (auto stop = co_await process(batch.messages)) co_return std::move(*stop);
-      }
-      for (const kafka::consumer_error& e : batch.errors) {
-        if (auto stop = on_consumer_error(e)) co_return std::move(*stop);
-      }
-      if (batch.rebalance) {
-        if (auto stop = co_await on_rebalance(std::move(*batch.rebalance))) co_return std::move(*stop);
+        case act::begin:
+          txn_.set(txn_.get() + 1);
+          a = session_.on(ss::began{producer_->begin_transaction(), steady_clock::now()});
+          break;
+        case act::produce:
+          a = produce(a);
+          break;
+        case act::flush: {
+          // Every delivery report of the transaction, before its offsets go
+          // (see aborted_tail.hpp).
+          auto op = producer_->async_flush(std::chrono::seconds(30));
+          kafka::error_report e = co_await std::move(op);
+          a = session_.on(ss::flushed{std::move(e)});
+          break;
+        }
+        case act::send_offsets: {
+          std::vector<kafka::partition_offset> offsets;
+          for (const auto& [p, next] : session_.ledger().pending())
+            offsets.push_back({{plan_.identity.source_topic, p.value}, next.value});
+          auto op =
+              producer_->async_send_offsets_to_transaction(std::move(offsets), consumer_->group_metadata());
+          kafka::error_report e = co_await std::move(op);
+          a = session_.on(ss::offsets_sent{std::move(e)});
+          break;
+        }
+        case act::commit: {
+          auto op = commit(std::move(a));
+          a = co_await std::move(op);
+          break;
+        }
+        case act::abort: {
+          if (a.first_slice) call_began_ = steady_clock::now();
+          const auto called = steady_clock::now();
+          auto op = producer_->async_abort_transaction(a.slice);
+          kafka::error_report e = co_await std::move(op);
+          const bool aborted = !e.failed();
+          a = session_.on(ss::abort_returned{std::move(e), called, steady_clock::now()});
+          if (aborted) metrics_->aborted(session_.last_transaction().consumed);
+          break;
+        }
+        case act::rewind: {
+          const std::uint64_t before = session_.counters().rewinds;
+          auto op = rewind(a.partitions);
+          kafka::error_report e = co_await std::move(op);
+          const bool cut_short = e.failed() && stop_asked();
+          a = session_.on(ss::rewound{std::move(e), cut_short});
+          if (session_.counters().rewinds != before) metrics_->rewound();
+          break;
+        }
+        case act::retry_after: {
+          if (a.commit_retry) metrics_->commit_retried();
+          asio::steady_timer pause(co_await asio::this_coro::executor);
+          pause.expires_after(a.delay);
+          auto waited = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+          (void)waited;
+          a = session_.on(ss::retry_elapsed{});
+          break;
+        }
+        case act::give_up: {
+          std::vector<kafka::topic_partition> parts = source_partitions(a.partitions);
+          kafka::error_report e = consumer_->incremental_unassign(parts);
+          a = session_.on(ss::given_up{std::move(e)});
+          std::vector<std::pair<std::string, std::int32_t>> gone;
+          for (const kafka::topic_partition& tp : parts) gone.emplace_back(tp.topic, tp.partition);
+          metrics_->revoked(session_.ledger().owned().size(), gone);
+          break;
+        }
+        case act::close: {
+          auto op = close(std::move(a));
+          co_await std::move(op);
+          co_return;
+        }
       }
     }
+  }
+
+  // What the session's decision is worth a line in the log for.
+  void log_decision(const ss::action& a) {
+    if (!a.info.empty()) STREAMT_LOG(log_, info) << a.info;
+    if (!a.warning.empty()) STREAMT_LOG(log_, warning) << a.warning;
+    if (a.kind == act::commit && a.first_slice)
+      STREAMT_LOG(log_, debug) << "committing transaction " << session_.counters().transactions_committed + 1;
+    if (a.kind == act::abort && a.first_slice) STREAMT_LOG(log_, warning) << "aborting the open transaction";
+  }
+
+  std::vector<kafka::topic_partition> source_partitions(const std::vector<ss::partition_id>& ids) const {
+    std::vector<kafka::topic_partition> parts;
+    for (ss::partition_id p : ids) parts.push_back({plan_.identity.source_topic, p.value});
+    return parts;
+  }
+
+  // Takes records, or what the last poll brought besides them (consumer
+  // errors, a rebalance), which the session hears once its records are
+  // produced.
+  asio::awaitable<ss::action> poll(ss::action a) {
+    if (held_ && !held_->errors.empty()) {
+      std::vector<kafka::consumer_error> errors = std::exchange(held_->errors, {});
+      for (const kafka::consumer_error& e : errors)
+        if (std::optional<ss::run_failed> f = on_consumer_error(e)) co_return session_.on(std::move(*f));
+    }
+    if (held_ && held_->rebalance) {
+      kafka::rebalance_event ev = std::move(*held_->rebalance);
+      held_->rebalance.reset();
+      auto op = on_rebalance(std::move(ev));
+      ss::action next = co_await std::move(op);
+      co_return next;
+    }
+    held_.reset();
+    views_.clear();
+    const auto ex = co_await asio::this_coro::executor;
+    // Records already queued are taken as they are: racing a poll against
+    // the commit deadline (two child coroutines and a timerfd_settime per
+    // batch) cost ~11% of the engine's CPU in a backlog.
+    boost::system::result<kafka::poll_batch> polled = consumer_->try_poll_batch(a.max_records);
+    if (polled && !polled->empty()) {
+      // One turn of the io_context between batches: delivery reports and
+      // signals are served by other handlers, and a backlog would otherwise
+      // keep this loop from suspending until the commit (queue.buffering
+      // filling up with unserved delivery reports if that takes long).
+      auto turn = asio::post(ex, asio::use_awaitable);
+      co_await std::move(turn);
+    } else if (polled && a.commit_at) {
+      // Wait for records, or for the open transaction's commit deadline.
+      asio::steady_timer commit_timer(ex, *a.commit_at);
+      auto either = co_await (poll_accepting_total(a.max_records) || deadline_accepting_total(commit_timer));
+      if (either.index() == 1) {
+        const auto [ec] = std::get<1>(either);
+        if (!ec) co_return session_.on(ss::commit_due{});
+        co_return a;  // a stop: the loop feeds it
+      }
+      polled = std::move(std::get<0>(either));
+    } else if (polled) {
+      polled = co_await consumer_->async_poll_batch(a.max_records);
+    }
+    if (!polled) {
+      if (polled.error() == asio::error::operation_aborted) co_return a;  // a stop: the loop feeds it
+      co_return session_.on(
+          ss::run_failed{run_status::failed, "polling the consumer failed: " + polled.error().message()});
+    }
+    held_ = std::move(*polled);
+    kafka::view_messages(held_->messages, views_, headers_);
+    if (!views_.empty()) co_return session_.on(ss::records_arrived{views_, steady_clock::now()});
+    co_return a;  // nothing but errors or a rebalance: taken at the next poll
   }
 
   // async_poll_batch inside `||` runs as a child coroutine, which by default
@@ -450,7 +513,7 @@ class runtime {
   // holds it, so the child does not start waiting.
   asio::awaitable<boost::system::result<kafka::poll_batch>> poll_accepting_total(std::size_t max) {
     co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
-    if (stop_unhandled()) co_return boost::system::error_code(asio::error::operation_aborted);
+    if (stop_news()) co_return boost::system::error_code(asio::error::operation_aborted);
     auto op = consumer_->async_poll_batch(max);
     boost::system::result<kafka::poll_batch> r = co_await std::move(op);
     co_return r;
@@ -466,267 +529,111 @@ class runtime {
   asio::awaitable<std::tuple<boost::system::error_code>> deadline_accepting_total(
       asio::steady_timer& deadline) {
     co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
-    if (stop_unhandled()) co_return std::tuple{boost::system::error_code(asio::error::operation_aborted)};
+    if (stop_news()) co_return std::tuple{boost::system::error_code(asio::error::operation_aborted)};
     auto op = deadline.async_wait(asio::as_tuple(asio::use_awaitable));
     std::tuple<boost::system::error_code> r = co_await std::move(op);
     co_return r;
   }
 
-  // Never more than the transaction's record bound allows (due() commits
-  // before polling once the bound is reached, so this is at least 1).
-  std::size_t poll_max() const {
-    return std::min<std::size_t>(1000, options_.max_records_per_transaction - txn_records_);
+  // Runs the first a.take records of the batch in hand through the stages
+  // into the producer.
+  ss::action produce(const ss::action& a) {
+    record_counts counts;
+    const std::span<const record_view> take(views_.data(), a.take);
+    batch_result r = process_batch(take, stages_, *sink_, counts);
+    return session_.on(ss::batch_produced{std::move(r), counts, steady_clock::now()});
   }
 
-  bool due() const {
-    return txn_records_ >= options_.max_records_per_transaction ||
-           steady_clock::now() >= txn_started_ + options_.commit_interval;
+  asio::awaitable<ss::action> commit(ss::action a) {
+    if (a.first_slice) call_began_ = steady_clock::now();
+    const auto called = steady_clock::now();
+    auto op = producer_->async_commit_transaction(a.slice);
+    kafka::error_report e = co_await std::move(op);
+    const bool committed = !e.failed();
+    ss::action next = session_.on(ss::commit_returned{std::move(e), called, steady_clock::now()});
+    if (committed) {
+      const auto took = steady_clock::now() - call_began_;
+      log_commit(took);
+      report_commit(took);
+      if (options_.on_commit) options_.on_commit(progress(run_report{}));
+    }
+    co_return next;
   }
 
-  // A stop asked for and not yet acted on: the first one, or a terminal one
-  // after a graceful one.
-  bool stop_unhandled() const noexcept {
-    if (!stop_->requested()) return false;
-    return !signalled_ || (stop_->terminal() && !terminal_);
-  }
-
-  // The stop deadline passed and the machine has not been told yet.
-  bool deadline_unhandled() const noexcept { return stop_->deadline && !deadline_handled_; }
-
-  commit::next_action on_deadline() {
-    deadline_handled_ = true;
-    terminal_ = true;
-    STREAMT_LOG(log_, warning) << "the graceful stop did not end within the stop timeout ("
-                               << options_.stop_timeout.count() << " ms); stopping now";
-    return machine_.step(commit::deadline_passed{});
-  }
-
-  // commit_transaction and abort_transaction are called in slices of
-  // call_slice (see commit::commit_pending), so the stop deadline is seen
-  // within a slice of passing. A slice that ends with the call under way is
-  // not an outcome until the call has taken as long as librdkafka itself
-  // would give it (the remaining transaction timeout, 60 s by default): then
-  // the timeout is one, an unknown outcome the machine retries and counts.
-  static constexpr std::chrono::milliseconds call_slice{1000};
-  static constexpr std::chrono::milliseconds whole_call_limit{60000};
-  bool still_under_way(const kafka::error_report& e) const {
-    return e.info.code == RD_KAFKA_RESP_ERR__TIMED_OUT && call_began_ &&
-           steady_clock::now() - *call_began_ < whole_call_limit;
-  }
-
-  // A graceful stop commits what is open; a terminal one aborts it. Returns
-  // the final report, or nothing if the machine wants to go on (a graceful
-  // stop arriving while no transaction is open ends at once).
-  asio::awaitable<std::optional<run_report>> on_cancel() {
-    // Stopping for a signal that was already acted on (an aborted poll
-    // after the graceful stop was handled) changes nothing.
-    if (!stop_unhandled() && signalled_) co_return std::nullopt;
-    if (deadline_unhandled()) {
-      signalled_ = true;
-      stopping_ = true;
-      metrics_->stopping();
-      if (auto stop = co_await drive(on_deadline())) co_return stop;
-      co_return std::nullopt;
+  std::optional<ss::run_failed> on_consumer_error(const kafka::consumer_error& e) {
+    switch (ss::classify(e)) {
+      case ss::consumer_error_verdict::ignore:
+        return std::nullopt;
+      case ss::consumer_error_verdict::keep_going:
+        STREAMT_LOG(log_, warning) << "consumer: " << e.error.message;
+        return std::nullopt;
+      case ss::consumer_error_verdict::out_of_range:
+        return ss::run_failed{
+            run_status::rejected_config,
+            "the position of " + (e.partition ? describe(*e.partition) : std::string("a partition")) +
+                " is out of range (records were deleted by retention?): " + e.error.message +
+                ". Restart with --reset-offsets earliest|latest to continue; records are skipped or "
+                "replayed"};
+      case ss::consumer_error_verdict::unavailable:
+        return ss::run_failed{run_status::unavailable, "consumer: " + e.error.message};
     }
-    const bool terminal = stop_->terminal();
-    terminal_ = terminal_ || terminal;
-    signalled_ = true;
-    STREAMT_LOG(log_, info) << (terminal ? "stopping now (second signal)"
-                                         : "stopping: finishing the open transaction");
-    stopping_ = true;
-    metrics_->stopping();
-    commit::next_action a = machine_.step(
-        commit::cancel_requested{terminal ? commit::stop_kind::terminal : commit::stop_kind::graceful});
-    if (auto stop = co_await drive(std::move(a))) co_return stop;
-    co_return std::nullopt;
-  }
-
-  // Runs one polled batch through the stages into the producer.
-  asio::awaitable<std::optional<run_report>> process(std::vector<kafka::message_ptr>& messages) {
-    if (machine_.current() == commit::machine::state::idle) {
-      commit::next_action a = machine_.step(commit::batch_ready{});
-      if (auto stop = co_await drive(std::move(a))) co_return stop;
-      txn_started_ = steady_clock::now();
-      sink_->new_transaction();
-      txn_counts_ = {};
-    }
-    kafka::view_messages(messages, views_, headers_);
-    // Each partition's records must come in increasing offsets. librdkafka
-    // 2.0.2 has handed one over twice after a rewind followed by a lost
-    // assignment (tools/faults broker_pause: one record committed twice in
-    // one transaction; its refetch-from-an-older-position bugs are fixed in
-    // 2.4.0). Skipping the repeat could lose records when the stale one came
-    // first, so any step back aborts the open transaction and rewinds: the
-    // redo starts again from the committed offsets.
-    if (std::optional<std::string> back = went_back(views_)) {
-      STREAMT_LOG(log_, warning) << *back << "; aborting the transaction and rewinding";
-      commit::next_action a = machine_.step(commit::delivery_failed{consumer_went_back(*back)});
-      if (auto stop = co_await drive(std::move(a))) co_return stop;
-      co_return std::nullopt;
-    }
-    // A record whose output the sink refused for good (found when an earlier
-    // attempt of this transaction was aborted): process up to it, commit,
-    // and stop there as at an invalid record.
-    std::optional<invalid_record> refused;
-    if (const std::optional<unproducible_record>& u = sink_->unproducible_found()) {
-      for (std::size_t i = 0; i < views_.size(); ++i) {
-        if (views_[i].partition != u->partition || views_[i].offset != u->offset) continue;
-        diagnostic d;
-        d.phase = phase::record;
-        d.code = "output_refused_by_sink";
-        d.message = "its output of " + std::to_string(u->size) +
-                    " bytes can never be written to sink topic '" + sink_->topic() + "' (" + u->reason +
-                    "); raise the topic's max.message.bytes (and the client's message.max.bytes), or "
-                    "change the query";
-        refused = invalid_record{std::string(views_[i].topic), views_[i].partition, views_[i].offset, d};
-        views_.resize(i);
-        break;
-      }
-    }
-    record_counts batch;
-    batch_result r = process_batch(views_, stages_, *sink_, batch);
-    counts_ += batch;
-    txn_counts_ += batch;
-    if (refused && !r.invalid) r.invalid = std::move(refused);
-    // One map update per run of records from the same partition, not per
-    // record: the key is a topic_partition with an owned string.
-    for (std::size_t i = 0; i < r.handled; ++i) {
-      const bool last_of_run = i + 1 == r.handled || views_[i + 1].partition != views_[i].partition ||
-                               views_[i + 1].topic != views_[i].topic;
-      if (last_of_run)
-        next_offsets_[{std::string(views_[i].topic), views_[i].partition}] = views_[i].offset + 1;
-    }
-    txn_records_ += r.handled;
-
-    if (std::optional<kafka::error_report> e = sink_->take_error()) {
-      STREAMT_LOG(log_, warning) << "producing failed: " << e->message << "; aborting the transaction";
-      commit::next_action a = machine_.step(commit::delivery_failed{std::move(*e)});
-      if (auto stop = co_await drive(std::move(a))) co_return stop;
-      co_return std::nullopt;
-    }
-    if (r.invalid) {
-      // Everything before the invalid record commits; its own offset is the
-      // committed offset of its partition, so nothing at or after it is
-      // consumed, and a restart stops at it again until it is dealt with.
-      next_offsets_[{r.invalid->topic, r.invalid->partition}] = r.invalid->offset;
-      STREAMT_LOG(log_, error) << "invalid record at " << r.invalid->describe() << " ["
-                               << r.invalid->error.code << "]; committing the records before it and stopping";
-      stopping_ = true;
-      invalid_ = r.invalid;
-      committed_before_invalid_ = machine_.transactions_committed();
-      commit::next_action a = machine_.step(commit::cancel_requested{commit::stop_kind::graceful});
-      if (auto stop = co_await drive(std::move(a))) co_return stop;
-      if (!invalid_) co_return std::nullopt;  // aborted: processing up to it again (see drive)
-      co_return fail(run_status::failed,
-                     "the transaction holding the records before the invalid record did not end");
-    }
-    co_return std::nullopt;
-  }
-
-  std::optional<run_report> on_consumer_error(const kafka::consumer_error& e) {
-    const rd_kafka_resp_err_t code = e.error.info.code;
-    if (code == RD_KAFKA_RESP_ERR__PARTITION_EOF) return std::nullopt;
-    if (code == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || code == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
-      return fail(
-          run_status::rejected_config,
-          "the position of " + (e.partition ? describe(*e.partition) : std::string("a partition")) +
-              " is out of range (records were deleted by retention?): " + e.error.message +
-              ". Restart with --reset-offsets earliest|latest to continue; records are skipped or replayed");
-    }
-    if (code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
-        code == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
-        code == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED || e.error.info.fatal)
-      return fail(run_status::unavailable, "consumer: " + e.error.message);
-    // Transport errors and the like: librdkafka reconnects by itself.
-    STREAMT_LOG(log_, warning) << "consumer: " << e.error.message;
     return std::nullopt;
   }
 
   // ---- rebalances --------------------------------------------------------
 
-  asio::awaitable<std::optional<run_report>> on_rebalance(kafka::rebalance_event ev) {
+  asio::awaitable<ss::action> on_rebalance(kafka::rebalance_event ev) {
+    std::vector<ss::partition_id> ids;
+    for (const kafka::topic_partition& tp : ev.partitions) ids.push_back({tp.partition});
     if (ev.what == kafka::rebalance_event::kind::revoked) {
-      // The open transaction holds offsets of the revoked partitions: it must
-      // end before they are given up, or the next owner reprocesses them.
-      // With a lost assignment another member may own them already: abort.
-      if (machine_.current() == commit::machine::state::producing) {
-        commit::next_action a = ev.lost ? machine_.step(commit::delivery_failed{lost_assignment()})
-                                        : machine_.step(commit::produced_ok{});
-        // If this ends the engine (fenced while aborting), close() must
-        // acknowledge the revocation first (see unacknowledged_revoke_).
-        unacknowledged_revoke_ = ev.partitions;
-        std::optional<run_report> stop = co_await drive(std::move(a));
-        unacknowledged_revoke_.reset();
-        if (stop) co_return stop;
-      }
-      std::vector<std::pair<std::string, std::int32_t>> gone;
-      for (const kafka::topic_partition& tp : ev.partitions) {
-        owned_.erase(tp);
-        gone.emplace_back(tp.topic, tp.partition);
-      }
-      if (kafka::error_report e = consumer_->incremental_unassign(ev.partitions); e.failed())
-        co_return fail(run_status::failed, "giving up partitions failed: " + e.message);
-      metrics_->revoked(owned_.size(), gone);
       STREAMT_LOG(log_, info) << "revoked " << ev.partitions.size() << " partition(s)"
                               << (ev.lost ? " (lost)" : "");
-      co_return std::nullopt;
+      co_return session_.on(ss::revoked{std::move(ids), ev.lost});
     }
     kafka::kafka_result<std::vector<kafka::partition_offset>> committed =
         co_await committed_offsets(ev.partitions);
     if (!committed) {
-      auto failure_op = unavailable("reading committed offsets failed: " + committed.error().message);
-      run_report failure = co_await std::move(failure_op);
-      std::optional<run_report> refused = co_await refuse_assignment(ev.partitions, std::move(failure));
-      co_return refused;
+      ss::run_failed failure = unavailable("reading committed offsets failed: " + committed.error().message);
+      co_return refuse_assignment(ev.partitions, std::move(failure));
     }
     std::vector<kafka::partition_offset> start;
     for (kafka::partition_offset po : *committed) {
-      if (po.offset == kafka::no_offset) {
-        STREAMT_LOG(log_, info)
-            << describe(po.partition)
-            << ": no committed offset (a new application id): starting from the earliest offset";
-        po.offset = RD_KAFKA_OFFSET_BEGINNING;
-      } else {
+      const std::optional<ss::offset> ours =
+          po.offset == kafka::no_offset ? std::nullopt : std::optional<ss::offset>(ss::offset{po.offset});
+      std::optional<kafka::watermarks> marks;
+      if (ours) {
         auto marks_op =
             patiently<kafka::watermarks>("the offsets of " + describe(po.partition),
                                          [this, tp = po.partition](std::chrono::milliseconds slice) {
                                            return consumer_->async_query_watermarks(tp, slice);
                                          });
-        kafka::kafka_result<kafka::watermarks> marks = co_await std::move(marks_op);
-        if (!marks) {
-          auto failure_op = unavailable("reading the offsets of " + describe(po.partition) +
-                                        " failed: " + marks.error().message);
-          run_report failure = co_await std::move(failure_op);
-          std::optional<run_report> refused = co_await refuse_assignment(ev.partitions, std::move(failure));
-          co_return refused;
+        kafka::kafka_result<kafka::watermarks> answer = co_await std::move(marks_op);
+        if (!answer) {
+          ss::run_failed failure = unavailable("reading the offsets of " + describe(po.partition) +
+                                               " failed: " + answer.error().message);
+          co_return refuse_assignment(ev.partitions, std::move(failure));
         }
-        if (po.offset < marks->low || po.offset > marks->high) {
-          const std::string what = describe(po.partition) + ": committed offset " +
-                                   std::to_string(po.offset) + " is out of range (log start " +
-                                   std::to_string(marks->low) + ", end " + std::to_string(marks->high) + ")";
-          if (options_.reset_offsets == reset_policy::none) {
-            std::optional<run_report> refused = co_await refuse_assignment(
-                ev.partitions,
-                fail(run_status::rejected_config,
-                     what + "; records were deleted before they were processed. Restart with "
-                            "--reset-offsets earliest (process what is left) or latest (skip to the end)"));
-            co_return refused;
-          }
-          po.offset = options_.reset_offsets == reset_policy::earliest ? marks->low : marks->high;
-          STREAMT_LOG(log_, warning) << what << "; --reset-offsets: starting at " << po.offset;
-        } else {
-          STREAMT_LOG(log_, info) << describe(po.partition) << ": resuming at committed offset " << po.offset;
-        }
-        metrics_->partition_position(po.partition.topic, po.partition.partition, po.offset, marks->high);
+        marks = *answer;
       }
-      owned_.insert(po.partition);
+      auto decided = ss::start_position(describe(po.partition), ours, marks, options_.reset_offsets);
+      if (auto* refused = std::get_if<ss::start_refused>(&decided))
+        co_return refuse_assignment(ev.partitions,
+                                    ss::run_failed{run_status::rejected_config, std::move(refused->message)});
+      const ss::start_at& at = std::get<ss::start_at>(decided);
+      if (at.reset)
+        STREAMT_LOG(log_, warning) << at.note;
+      else
+        STREAMT_LOG(log_, info) << at.note;
+      po.offset = at.at ? at.at->value : RD_KAFKA_OFFSET_BEGINNING;
+      if (marks)
+        metrics_->partition_position(po.partition.topic, po.partition.partition, po.offset, marks->high);
       start.push_back(po);
     }
     if (kafka::error_report e = consumer_->incremental_assign(start); e.failed())
-      co_return fail(run_status::failed, "taking partitions failed: " + e.message);
-    established_ = true;
-    metrics_->assigned(owned_.size());
-    co_return std::nullopt;
+      co_return session_.on(ss::run_failed{run_status::failed, "taking partitions failed: " + e.message});
+    ss::action next = session_.on(ss::assigned{std::move(ids)});
+    metrics_->assigned(session_.ledger().owned().size());
+    co_return next;
   }
 
   // Stops while an assignment waits for its acknowledgement. librdkafka
@@ -734,242 +641,19 @@ class runtime {
   // destroying the consumer then spins forever in its main thread (seen in
   // tools/faults retention: the refusal was logged, the process never
   // exited and ignored SIGTERM). So acknowledge the assignment (nothing is
-  // consumed from it: we stop), then leave the group through close().
-  asio::awaitable<std::optional<run_report>> refuse_assignment(std::vector<kafka::topic_partition> parts,
-                                                               run_report failure) {
+  // consumed from it: we stop), then let the session close the run.
+  ss::action refuse_assignment(std::vector<kafka::topic_partition> parts, ss::run_failed failure) {
     std::vector<kafka::partition_offset> at_end;
     for (kafka::topic_partition& tp : parts) at_end.push_back({std::move(tp), RD_KAFKA_OFFSET_END});
     if (kafka::error_report e = consumer_->incremental_assign(at_end); e.failed())
       STREAMT_LOG(log_, warning) << "acknowledging the assignment before stopping: " << e.message;
-    std::optional<run_report> closed = co_await close(std::move(failure));
-    co_return closed;
-  }
-
-  // Whether a record in `views` has an offset at or below one already handed
-  // over for its partition in the open transaction (in this batch or an
-  // earlier one). One map look-up per partition and batch, not per record.
-  std::optional<std::string> went_back(const std::vector<record_view>& views) const {
-    std::vector<std::pair<std::int32_t, std::int64_t>> next;  // partition, next offset expected
-    for (const record_view& v : views) {
-      auto it = std::find_if(next.begin(), next.end(), [&](const auto& p) { return p.first == v.partition; });
-      if (it == next.end()) {
-        const auto known = next_offsets_.find({std::string(v.topic), v.partition});
-        next.emplace_back(v.partition, known == next_offsets_.end() ? -1 : known->second);
-        it = std::prev(next.end());
-      }
-      if (it->second >= 0 && v.offset < it->second)
-        return std::string(v.topic) + "/" + std::to_string(v.partition) + "@" + std::to_string(v.offset) +
-               " was delivered again after offset " + std::to_string(it->second - 1);
-      it->second = v.offset + 1;
-    }
-    return std::nullopt;
-  }
-
-  static kafka::error_report consumer_went_back(std::string what) {
-    kafka::error_report e;
-    e.info = kafka::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__INCONSISTENT);
-    e.message = "the consumer went back: " + std::move(what);
-    return e;
-  }
-
-  static kafka::error_report lost_assignment() {
-    kafka::error_report e;
-    e.info = kafka::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST);
-    e.message = "partitions were lost to another member before the transaction committed";
-    return e;
-  }
-
-  // ---- the commit state machine's actions -------------------------------
-
-  // Performs actions until the machine wants records (consume, produce) or
-  // stops. Returns the final report when it stops.
-  asio::awaitable<std::optional<run_report>> drive(commit::next_action a) {
-    asio::steady_timer retry_timer(co_await asio::this_coro::executor);
-    for (;;) {
-      // The stop deadline passed while the machine was at work (a slow
-      // commit, an abort, a retry wait): it decides what is left to the broker.
-      if (!a.is_terminal() && deadline_unhandled()) {
-        a = on_deadline();
-        continue;
-      }
-      switch (a.kind) {
-        case commit::action::consume:
-          next_offsets_.clear();
-          txn_records_ = 0;
-          if (stopping_) {
-            std::optional<run_report> closed = co_await close(std::nullopt);
-            co_return closed;
-          }
-          co_return std::nullopt;
-        case commit::action::produce:
-          co_return std::nullopt;
-        case commit::action::wait:
-          co_return std::nullopt;
-        case commit::action::begin:
-          txn_.set(txn_.get() + 1);
-          a = machine_.step(commit::begun{producer_->begin_transaction()});
-          break;
-        case commit::action::send_offsets: {
-          if (sink_->commit_needs_reports()) {
-            // See aborted_tail.hpp: commit_transaction would flush and end
-            // the transaction in one call, too late to look at the reports.
-            auto flush = producer_->async_flush(std::chrono::seconds(30));
-            kafka::error_report flushed = co_await std::move(flush);
-            if (flushed.failed()) {
-              flushed.info =
-                  kafka::txn_error_info::abortable_error(flushed.info.code);  // unknown: abort, never commit
-              flushed.message = "waiting for the delivery reports before committing: " + flushed.message;
-              a = machine_.step(commit::offsets_sent{std::move(flushed)});
-              break;
-            }
-          }
-          if (std::optional<std::string> trailing = sink_->take_trailing()) {
-            STREAMT_LOG(log_, warning) << *trailing << "; aborting the transaction and rewinding";
-            kafka::error_report e;
-            e.info = kafka::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__INCONSISTENT);
-            e.message = *trailing;
-            a = machine_.step(commit::offsets_sent{std::move(e)});
-            break;
-          }
-          std::vector<kafka::partition_offset> offsets;
-          for (const auto& [tp, next] : next_offsets_) offsets.push_back({tp, next});
-          if (offsets.empty()) {
-            a = machine_.step(commit::offsets_sent{});
-            break;
-          }
-          auto op =
-              producer_->async_send_offsets_to_transaction(std::move(offsets), consumer_->group_metadata());
-          kafka::error_report e = co_await std::move(op);
-          if (e.failed()) STREAMT_LOG(log_, warning) << "send_offsets_to_transaction failed: " << e.message;
-          a = machine_.step(commit::offsets_sent{std::move(e)});
-          break;
-        }
-        case commit::action::commit: {
-          if (!call_began_) {
-            call_began_ = steady_clock::now();
-            STREAMT_LOG(log_, debug) << "committing transaction " << machine_.transactions_committed() + 1;
-          }
-          const auto began = *call_began_;
-          kafka::error_report e = co_await producer_->async_commit_transaction(call_slice);
-          if (still_under_way(e)) {
-            // Past the stop deadline, each further slice is left to the broker.
-            a = stop_->deadline ? machine_.step(commit::deadline_passed{})
-                                : machine_.step(commit::commit_pending{});
-            break;
-          }
-          call_began_.reset();
-          const bool committed = !e.failed();
-          if (committed) {
-            const auto took = steady_clock::now() - began;
-            sink_->transaction_committed();
-            log_commit(took);
-            for (const auto& [tp, next] : next_offsets_) committed_by_us_[tp] = next;
-            report_commit(took);
-          } else
-            STREAMT_LOG(log_, warning)
-                << "commit_transaction failed after "
-                << std::chrono::duration_cast<std::chrono::milliseconds>(steady_clock::now() - began).count()
-                << " ms: " << e.message;
-          a = machine_.step(commit::commit_result{std::move(e)});
-          if (committed && options_.on_commit) options_.on_commit(progress(run_report{}));
-          break;
-        }
-        case commit::action::abort: {
-          if (!call_began_) {
-            call_began_ = steady_clock::now();
-            STREAMT_LOG(log_, warning) << "aborting the open transaction";
-          }
-          kafka::error_report e = co_await producer_->async_abort_transaction(call_slice);
-          if (still_under_way(e)) {
-            a = stop_->deadline ? machine_.step(commit::deadline_passed{})
-                                : machine_.step(commit::abort_pending{});
-            break;
-          }
-          call_began_.reset();
-          if (e.failed()) {
-            STREAMT_LOG(log_, warning) << "abort_transaction failed: " << e.message;
-          } else {
-            sink_->transaction_aborted();
-            metrics_->aborted(std::exchange(txn_counts_, {}).consumed);
-          }
-          a = machine_.step(commit::abort_result{std::move(e)});
-          break;
-        }
-        case commit::action::rewind_to_committed: {
-          kafka::error_report e = co_await rewind();
-          if (e.failed() && stop_requested(co_await asio::this_coro::cancellation_state)) {
-            // Nothing is open after the abort: stopping here loses nothing,
-            // the next start resumes at the committed offsets.
-            run_report stopped =
-                fail(run_status::stopped,
-                     "stopped while waiting for the brokers to rewind after an abort: " + e.message);
-            std::optional<run_report> closed = co_await close(std::move(stopped));
-            co_return closed;
-          }
-          if (!e.failed()) {
-            ++rewinds_;
-            metrics_->rewound();
-          }
-          a = machine_.step(commit::rewound{std::move(e)});
-          break;
-        }
-        case commit::action::retry_after:
-          ++(machine_.commit_started() ? commit_retries_ : retries_);
-          if (machine_.commit_started()) metrics_->commit_retried();
-          retry_timer.expires_after(a.delay);
-          co_await retry_timer.async_wait(asio::as_tuple(asio::use_awaitable));
-          a = machine_.step(commit::retry_elapsed{});
-          break;
-        case commit::action::done:
-          // Stopping at an invalid (or unproducible) record, but the
-          // transaction holding the records before it was aborted (e.g.
-          // librdkafka 2.0.2 fails the first transaction after an
-          // epoch-bumping abort with OUT_OF_ORDER_SEQUENCE_NUMBER, seen in
-          // tools/faults too_large): exiting 65 now would claim a commit
-          // that did not happen. Rewind and process up to the record again.
-          if (invalid_ && !terminal_ && machine_.transactions_committed() == committed_before_invalid_ &&
-              invalid_retries_ < 5) {
-            ++invalid_retries_;
-            STREAMT_LOG(log_, warning) << "the transaction before the record at " << invalid_->describe()
-                                       << " was aborted; processing up to it again";
-            committed_base_ += machine_.transactions_committed();
-            aborted_base_ += machine_.transactions_aborted();
-            machine_ = commit::machine{};
-            invalid_.reset();
-            stopping_ = false;
-            kafka::error_report e = co_await rewind();
-            if (e.failed()) {
-              std::optional<run_report> closed =
-                  co_await close(fail(run_status::failed, "rewind to the committed offsets: " + e.message));
-              co_return closed;
-            }
-            co_return std::nullopt;
-          }
-          [[fallthrough]];
-        case commit::action::fenced:
-        case commit::action::fatal: {
-          // Named locals around every co_await: GCC 12 destroys temporaries
-          // of a full-expression holding a co_await incorrectly.
-          std::optional<run_report> failure;
-          if (a.kind == commit::action::fenced)
-            failure = fail(run_status::fenced, a.reason + "; another instance runs with this identity");
-          else if (a.kind == commit::action::fatal)
-            failure = fail(run_status::failed, a.reason);
-          else if (!a.reason.empty())
-            STREAMT_LOG(log_, warning) << a.reason;
-          std::optional<run_report> closed = co_await close(std::move(failure));
-          co_return closed;
-        }
-      }
-    }
+    return session_.on(std::move(failure));
   }
 
   // After an abort, every owned partition goes back to its committed offset:
   // the aborted records are produced again, the offsets sent again.
-  asio::awaitable<kafka::error_report> rewind() {
-    next_offsets_.clear();
-    txn_records_ = 0;
-    std::vector<kafka::topic_partition> parts(owned_.begin(), owned_.end());
+  asio::awaitable<kafka::error_report> rewind(std::vector<ss::partition_id> ids) {
+    std::vector<kafka::topic_partition> parts = source_partitions(ids);
     if (parts.empty()) co_return kafka::error_report{};
     kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await committed_offsets(parts);
     if (!committed) co_return committed.error();
@@ -981,17 +665,17 @@ class runtime {
   }
 
   // The group's committed offsets of `parts`, never behind one this process
-  // committed itself. After a broker was killed and restarted, the
-  // coordinator has answered "no committed offset", or an older one, for
-  // partitions this process had committed a second earlier, for more than
-  // 30 s (tools/faults broker_kill; the commit's markers are recovered only
-  // later). Taken as it is, that replays committed records and duplicates
-  // their output; stopping instead (exit 75) is no better, since a restarted
-  // process no longer knows what it committed and would take the stale
-  // answer. So ask again, once a second, for as long as it takes, like any
-  // other wait for the brokers of a running engine; a stop signal ends the
-  // wait (nothing is open then: this runs at an assignment or a rewind).
-  // An offset ahead of ours is fine: another instance went on.
+  // committed itself (offset_ledger::behind). After a broker was killed and
+  // restarted, the coordinator has answered "no committed offset", or an
+  // older one, for partitions this process had committed a second earlier,
+  // for minutes (tools/faults broker_kill; the commit's markers are
+  // recovered only later). Taken as it is, that replays committed records
+  // and duplicates their output; stopping instead (exit 75) is no better,
+  // since a restarted process no longer knows what it committed and would
+  // take the stale answer. So ask again, once a second, for as long as it
+  // takes, like any other wait for the brokers of a running engine; a stop
+  // signal ends the wait (nothing is open then: this runs at an assignment
+  // or a rewind).
   asio::awaitable<kafka::kafka_result<std::vector<kafka::partition_offset>>> committed_offsets(
       std::vector<kafka::topic_partition> parts) {
     const auto began = steady_clock::now();
@@ -1006,14 +690,13 @@ class runtime {
       if (!committed) co_return committed;
       std::string behind;
       for (const kafka::partition_offset& po : *committed) {
-        const auto ours = committed_by_us_.find(po.partition);
-        if (ours != committed_by_us_.end() && (po.offset == kafka::no_offset || po.offset < ours->second))
-          behind = describe(po.partition) + ": the group coordinator answered committed offset " +
-                   (po.offset == kafka::no_offset ? std::string("none") : std::to_string(po.offset)) +
-                   ", behind offset " + std::to_string(ours->second) + " that this process committed";
+        const std::optional<ss::offset> answer =
+            po.offset == kafka::no_offset ? std::nullopt : std::optional<ss::offset>(ss::offset{po.offset});
+        if (std::optional<std::string> b = session_.ledger().behind({po.partition.partition}, answer))
+          behind = std::move(*b);
       }
       if (behind.empty()) co_return committed;
-      if (stop_requested(co_await asio::this_coro::cancellation_state)) {
+      if (stop_asked()) {
         kafka::error_report e;
         e.info = kafka::txn_error_info::plain(RD_KAFKA_RESP_ERR__INCONSISTENT);
         e.message = behind + "; stopped while waiting for the coordinator to catch up";
@@ -1042,17 +725,18 @@ class runtime {
   // that would only have waited too. Asked in slices of at most 5 s with a
   // stop check between them (the blocking call itself cannot be
   // interrupted); a stop while waiting returns the last error, and callers
-  // ask stop_requested() to tell it from a failure.
+  // ask stop_asked() to tell it from a failure.
   template <class T, class Query>
   asio::awaitable<kafka::kafka_result<T>> patiently(std::string what, Query query) {
     const auto began = steady_clock::now();
     const auto slice = std::min(options_.connect_timeout, std::chrono::milliseconds(5000));
     auto warned = began;
+    const bool established = session_.established();
     for (;;) {
-      auto op = query(established_ ? slice : options_.connect_timeout);
+      auto op = query(established ? slice : options_.connect_timeout);
       kafka::kafka_result<T> answer = co_await std::move(op);
-      if (answer || !established_ || !kafka::is_transient_code(answer.error().info.code)) co_return answer;
-      if (stop_requested(co_await asio::this_coro::cancellation_state)) co_return answer;
+      if (answer || !established || !kafka::is_transient_code(answer.error().info.code)) co_return answer;
+      if (stop_asked()) co_return answer;
       const auto now = steady_clock::now();
       if (warned == began || now - warned >= std::chrono::seconds(30)) {
         warned = now;
@@ -1065,18 +749,23 @@ class runtime {
     }
   }
 
-  // A stop signal, not a stop on an invalid record (that one still wants its
-  // records before it committed, so it waits for the brokers like a run).
-  bool stop_requested(const asio::cancellation_state&) const { return signalled_ || stop_->requested(); }
+  // A query the brokers did not answer: exit 69, unless a stop signal cut
+  // the wait short (see patiently()), which is a clean stop.
+  ss::run_failed unavailable(std::string message) const {
+    if (session_.established() && stop_asked())
+      return {run_status::stopped, "stopped while waiting for the brokers (" + message + ")"};
+    return {run_status::unavailable, std::move(message)};
+  }
 
   // The committed transaction's records and where each owned partition now
   // stands; once per commit, never per record.
   void report_commit(steady_clock::duration took) {
-    metrics_->committed(std::exchange(txn_counts_, {}), took);
-    for (const kafka::topic_partition& tp : owned_) {
-      const auto ours = committed_by_us_.find(tp);
-      if (ours != committed_by_us_.end())
-        metrics_->partition_position(tp.topic, tp.partition, ours->second, consumer_->cached_end_offset(tp));
+    metrics_->committed(session_.last_transaction(), took);
+    for (ss::partition_id p : session_.ledger().owned()) {
+      if (std::optional<ss::offset> ours = session_.ledger().committed_by_us(p)) {
+        const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
+        metrics_->partition_position(tp.topic, tp.partition, ours->value, consumer_->cached_end_offset(tp));
+      }
     }
   }
 
@@ -1087,53 +776,39 @@ class runtime {
     const auto now = steady_clock::now();
     if (commits_ <= 3 || now - last_summary_ >= std::chrono::minutes(1)) {
       last_summary_ = now;
+      const record_counts& c = session_.counters().counts;
       STREAMT_LOG(log_, info) << "committed transaction " << commits_ << " ("
                               << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
-                              << " ms): " << counts_.consumed << " consumed, " << counts_.emitted
-                              << " emitted, " << counts_.filtered << " filtered, " << counts_.tombstones
-                              << " tombstones so far";
+                              << " ms): " << c.consumed << " consumed, " << c.emitted << " emitted, "
+                              << c.filtered << " filtered, " << c.tombstones << " tombstones so far";
     }
   }
 
-  // Leaves the group (explicitly, so partitions move at once, not after the
-  // session timeout) unless the stop is terminal.
-  asio::awaitable<std::optional<run_report>> close(std::optional<run_report> failure) {
-    if (unacknowledged_revoke_) {
-      // librdkafka 2.0.2 waits for a revocation to be acknowledged before it
-      // can close or destroy the consumer; unacknowledged, consumer_close
-      // never returns (seen in tools/faults txn_timeout: fenced while
-      // aborting the revoked partitions' transaction, then hung for good).
-      for (const kafka::topic_partition& tp : *unacknowledged_revoke_) owned_.erase(tp);
-      if (kafka::error_report e = consumer_->incremental_unassign(*unacknowledged_revoke_); e.failed())
+  // Gives up the partitions of a revocation that was ending (librdkafka
+  // 2.0.2 cannot close a consumer with a revocation unacknowledged:
+  // consumer_close never returns, seen in tools/faults txn_timeout), then
+  // leaves the group if the session says so (explicitly, so partitions move
+  // at once, not after the session timeout).
+  asio::awaitable<void> close(ss::action a) {
+    if (!a.partitions.empty()) {
+      if (kafka::error_report e = consumer_->incremental_unassign(source_partitions(a.partitions));
+          e.failed())
         STREAMT_LOG(log_, warning) << "giving up partitions before stopping: " << e.message;
-      unacknowledged_revoke_.reset();
     }
     // A terminal stop asked for while the graceful one ran counts too.
-    if (!terminal_ && !stop_->terminal()) {
+    if (stop_news()) a = session_.on(ss::stop_seen{facts()});
+    if (a.leave_group) {
       STREAMT_LOG(log_, debug) << "leaving the group";
       kafka::error_report e = co_await consumer_->async_close();
       STREAMT_LOG(log_, debug) << "left the group";
       if (e.failed()) STREAMT_LOG(log_, warning) << "leaving the group: " << e.message;
     }
-    if (failure) co_return failure;
-    if (invalid_) {
-      metrics_->invalid_record();
-      run_report r =
-          fail(run_status::invalid_record,
-               "invalid record at " + invalid_->describe() + " [" + invalid_->error.code +
-                   "]; the records before it are committed. Fix the producer, then skip the record by "
-                   "committing offset " +
-                   std::to_string(invalid_->offset + 1) + " for partition " +
-                   std::to_string(invalid_->partition) + " of group " + plan_.identity.application_id);
-      r.invalid = invalid_;
-      co_return r;
-    }
-    co_return run_report{};
   }
 
   // Delivery reports must be served while commit_transaction waits for them,
   // including during a graceful stop: only a terminal cancellation (or the
-  // end of consume_loop) stops this loop.
+  // end of the loop) stops this loop. What they say goes to the session as
+  // notes (sink_tracker).
   asio::awaitable<void> drain_events() {
     co_await asio::this_coro::reset_cancellation_state(asio::enable_terminal_cancellation());
     co_await asio::this_coro::throw_if_cancelled(false);
@@ -1145,10 +820,10 @@ class runtime {
       }
       for (const kafka::delivery_report& d : ev->deliveries) {
         if (!d.error.failed()) {
-          sink_->on_delivered(d);
+          session_.sink().delivered(d.opaque, d.partition.partition, d.offset);
           continue;
         }
-        sink_->on_failed_delivery(d);
+        session_.sink().delivery_failed(d.opaque, d.error);
         STREAMT_LOG(log_, warning) << "delivery to " << describe(d.partition)
                                    << " failed: " << d.error.message;
         // The open transaction will fail to commit (librdkafka reports it
@@ -1164,7 +839,7 @@ class runtime {
           // hang forever if this loop ended here (seen in tools/faults
           // zombie: fenced while aborting). The transactional call itself
           // returns the fatal error, which stops the engine.
-          if (producer_failure_.empty()) producer_failure_ = "producer: " + e.message;
+          session_.producer_fatal(e.message);
           continue;
         }
         STREAMT_LOG(log_, warning) << "producer: " << e.message;
@@ -1172,16 +847,7 @@ class runtime {
     }
   }
 
-  // A query the brokers did not answer: exit 69, unless a stop signal cut
-  // the wait short (see patiently()), which is a clean stop.
-  asio::awaitable<run_report> unavailable(std::string message) {
-    const asio::cancellation_state cs = co_await asio::this_coro::cancellation_state;
-    if (established_ && stop_requested(cs))
-      co_return fail(run_status::stopped, "stopped while waiting for the brokers (" + message + ")");
-    co_return fail(run_status::unavailable, std::move(message));
-  }
-
-  run_report fail(run_status s, std::string message) {
+  run_report fail(run_status s, std::string message) const {
     run_report r;
     r.status = s;
     r.message = std::move(message);
@@ -1189,12 +855,13 @@ class runtime {
   }
 
   run_report progress(run_report r) const {
-    r.counts = counts_;
-    r.transactions_committed = committed_base_ + machine_.transactions_committed();
-    r.transactions_aborted = aborted_base_ + machine_.transactions_aborted();
-    r.commit_retries = commit_retries_;
-    r.retries = retries_;
-    r.rewinds = rewinds_;
+    const ss::progress p = session_.counters();
+    r.counts = p.counts;
+    r.transactions_committed = p.transactions_committed;
+    r.transactions_aborted = p.transactions_aborted;
+    r.commit_retries = p.commit_retries;
+    r.retries = p.retries;
+    r.rewinds = p.rewinds;
     return r;
   }
 
@@ -1207,8 +874,8 @@ class runtime {
       restartable_ = kafka::is_recoverable_by_new_producer(producer_->fatal_cause());
     }
     if (r.status == run_status::stopped)
-      STREAMT_LOG(log_, info) << "stopped cleanly: " << counts_.consumed << " consumed, " << counts_.emitted
-                              << " emitted, " << counts_.filtered << " filtered, " << counts_.tombstones
+      STREAMT_LOG(log_, info) << "stopped cleanly: " << r.counts.consumed << " consumed, " << r.counts.emitted
+                              << " emitted, " << r.counts.filtered << " filtered, " << r.counts.tombstones
                               << " tombstones, " << r.transactions_committed << " transactions committed";
     else
       STREAMT_LOG(log_, error) << r.message;
@@ -1221,46 +888,23 @@ class runtime {
   logger log_;
   transaction_sequence txn_;
   operators::stage_pipeline stages_;
+  ss::run_session session_;  // every exactly-once decision
   std::optional<state_dir> state_;
   std::unique_ptr<kafka::producer> producer_;
   std::unique_ptr<kafka::consumer> consumer_;
   std::optional<kafka_sink> sink_;
-  commit::machine machine_;
-  std::set<kafka::topic_partition> owned_;
-  std::map<kafka::topic_partition, std::int64_t> next_offsets_;  // next offset to consume, per partition
-  // The offsets this process's committed transactions stored: the group's
-  // answer may be ahead of them (another instance), never behind.
-  std::map<kafka::topic_partition, std::int64_t> committed_by_us_;
-  std::size_t txn_records_ = 0;
-  steady_clock::time_point txn_started_{};
+  std::shared_ptr<metrics> metrics_;
+  // The last poll's batch: its records (views_ point into it) until the
+  // next poll, and its errors and rebalance until the session has heard them.
+  std::optional<kafka::poll_batch> held_;
   std::vector<record_view> views_;
   std::vector<header_view> headers_;
-  record_counts counts_;
-  record_counts txn_counts_;  // of the open transaction, reported when it commits or aborts
-  std::shared_ptr<metrics> metrics_;
-  std::optional<invalid_record> invalid_;
-  // Partitions of a revocation being handled (its transaction ending) and
-  // not yet given up: close() gives them up if the engine stops meanwhile.
-  std::optional<std::vector<kafka::topic_partition>> unacknowledged_revoke_;
-  std::uint64_t committed_before_invalid_ = 0;  // machine_'s commits when invalid_ was found
-  int invalid_retries_ = 0;
-  std::uint64_t committed_base_ = 0;  // of machines replaced after such a retry
-  std::uint64_t aborted_base_ = 0;
-  bool stopping_ = false;
-  bool signalled_ = false;         // a stop signal arrived (graceful or terminal)
-  bool established_ = false;       // partitions were taken once: the brokers and settings work
-  bool terminal_ = false;          // a terminal stop: don't wait for anything more
-  bool deadline_handled_ = false;  // the machine was told the stop deadline passed
-  // When the commit_transaction or abort_transaction under way was first
-  // called (it may take several slices).
-  std::optional<steady_clock::time_point> call_began_;
+  // When the commit or abort under way was first called, for its duration
+  // in the log and metrics (the session keeps its own for the protocol).
+  steady_clock::time_point call_began_{};
   bool restartable_ = false;
-  std::string producer_failure_;
   asio::cancellation_signal drain_stop_;
   std::uint64_t commits_ = 0;
-  std::uint64_t commit_retries_ = 0;
-  std::uint64_t retries_ = 0;
-  std::uint64_t rewinds_ = 0;
   steady_clock::time_point last_summary_{};
 };
 

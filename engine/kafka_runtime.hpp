@@ -10,22 +10,23 @@
 // awaits it (use a single-threaded io_context or a strand) and touches its
 // state only from there. Blocking librdkafka calls run on the kafka/ pools.
 //
-// The loop, in order of what a reader meets in kafka_runtime.cpp:
-//   start()        state directory, clients, topic check, init_transactions
-//   consume_loop() poll a batch or wait for the commit deadline; run the
-//                  batch through process_batch() into the producer
-//   drive()        performs what the commit state machine asks (begin, send
-//                  offsets, commit, abort, rewind, retry) until it wants
-//                  records again or stops
-//   on_rebalance() start offsets for new partitions (committed, or earliest
-//                  for a new application; out of range is an error unless
-//                  --reset-offsets); commit before giving partitions up
-//   drain_events() delivery reports, served all the time, because
-//                  commit_transaction waits for every one of them
+// Every exactly-once decision is the session's (engine/session/session.hpp,
+// sans-io, `on(event) -> action`); kafka_runtime.cpp is the driver that
+// performs its actions against kafka/:
+//   start()         state directory, clients, topic check, init_transactions
+//   loop()          ask the session, perform (poll, begin, produce, flush,
+//                   send offsets, commit, abort, rewind, give up, close),
+//                   feed the outcome back; a recorded stop before every action
+//   on_rebalance()  the brokers' offsets for new partitions; the session's
+//                   position policy decides where each starts
+//   drain_events()  delivery reports, served all the time (commit_transaction
+//                   waits for every one of them), passed on as notes
 
 #include "engine/exit_codes.hpp"
 #include "engine/metrics.hpp"
 #include "engine/process_batch.hpp"
+#include "engine/run_status.hpp"
+#include "engine/session/position_policy.hpp"
 #include "kafka/config.hpp"
 #include "plan/plan.hpp"
 
@@ -39,8 +40,6 @@
 #include <string>
 
 namespace streamt::engine {
-
-enum class reset_policy { none, earliest, latest };
 
 struct run_report;
 
@@ -84,16 +83,6 @@ struct run_options {
   // How often librdkafka reports its statistics to `metrics` (producer
   // statistics.interval.ms), unless the settings set that key themselves.
   std::chrono::milliseconds statistics_interval{15000};
-};
-
-enum class run_status {
-  stopped,          // clean stop after a signal (exit 0)
-  invalid_record,   // everything before it committed (exit 65)
-  unavailable,      // brokers unreachable, topic missing, transactions refused (exit 69)
-  failed,           // a fatal client error, or retries exhausted (exit 75)
-  fenced,           // another instance took over this identity (exit 75)
-  rejected_config,  // settings, identity change, offsets out of range (exit 78)
-  state_dir,        // the state directory is locked or unusable (exit 73)
 };
 
 exit_code exit_code_of(run_status s) noexcept;

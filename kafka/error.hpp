@@ -116,6 +116,15 @@ constexpr bool is_fencing_code(rd_kafka_resp_err_t code) noexcept {
   }
 }
 
+// An error no retry can cure for this record: the sink will never accept it
+// (larger than the topic's max.message.bytes or the client's
+// message.max.bytes, or refused as invalid). Aborting and replaying it would
+// loop forever, so the engine stops at its input record instead.
+constexpr bool is_never_accepted(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE || code == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE ||
+         code == RD_KAFKA_RESP_ERR_INVALID_RECORD;
+}
+
 // "Not now" rather than "no": a leader or coordinator moving, a broker
 // restarting or coming back from a pause, a request timing out. APIs that
 // return a bare rd_kafka_resp_err_t (committed offsets, watermarks) carry no

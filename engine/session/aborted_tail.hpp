@@ -23,14 +23,14 @@
 // then says nothing, never something false.)
 //
 // Pure bookkeeping over delivery reports, no Kafka: tested in
-// test/unit/engine/aborted_tail_tests.cpp.
+// test/unit/session/aborted_tail_tests.cpp.
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 
-namespace streamt::engine {
+namespace streamt::engine::session {
 
 class aborted_tail {
  public:
@@ -73,4 +73,4 @@ class aborted_tail {
   std::map<std::int32_t, std::int64_t> after_abort_;  // aborted transaction: last offset per partition
 };
 
-}  // namespace streamt::engine
+}  // namespace streamt::engine::session

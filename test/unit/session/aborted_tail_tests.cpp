@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
-#include "engine/aborted_tail.hpp"
+#include "engine/session/aborted_tail.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-// engine/aborted_tail.hpp: a record of an aborted transaction that the broker
+// engine/session/aborted_tail.hpp: a record of an aborted transaction that the broker
 // appended after the abort marker (or without one) sits right behind the next
 // record the producer writes to that partition.
 
-namespace engine = streamt::engine;
+namespace session = streamt::engine::session;
 
 BOOST_AUTO_TEST_SUITE(aborted_tail)
 
 BOOST_AUTO_TEST_CASE(a_record_right_behind_an_aborted_one_is_reported_with_both_offsets) {
-  engine::aborted_tail tail;
+  session::aborted_tail tail;
   BOOST_TEST(!tail.delivered(2, 180));
   BOOST_TEST(!tail.delivered(2, 181));
   tail.aborted();
@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_CASE(a_record_right_behind_an_aborted_one_is_reported_with_both_
 }
 
 BOOST_AUTO_TEST_CASE(a_record_past_the_abort_marker_is_fine) {
-  engine::aborted_tail tail;
+  session::aborted_tail tail;
   tail.delivered(2, 181);
   tail.aborted();
   BOOST_TEST(!tail.delivered(2, 183));  // 182 is the abort marker
@@ -36,7 +36,7 @@ BOOST_AUTO_TEST_CASE(a_record_past_the_abort_marker_is_fine) {
 }
 
 BOOST_AUTO_TEST_CASE(only_the_first_record_per_partition_after_an_abort_is_checked) {
-  engine::aborted_tail tail;
+  session::aborted_tail tail;
   tail.delivered(0, 10);
   tail.delivered(1, 20);
   tail.aborted();
@@ -48,7 +48,7 @@ BOOST_AUTO_TEST_CASE(only_the_first_record_per_partition_after_an_abort_is_check
 }
 
 BOOST_AUTO_TEST_CASE(a_committed_transaction_arms_nothing) {
-  engine::aborted_tail tail;
+  session::aborted_tail tail;
   tail.delivered(0, 10);
   tail.committed();
   BOOST_TEST(!tail.armed());
@@ -58,12 +58,12 @@ BOOST_AUTO_TEST_CASE(a_committed_transaction_arms_nothing) {
 }
 
 BOOST_AUTO_TEST_CASE(the_last_offset_of_the_aborted_transaction_counts_whatever_the_report_order) {
-  engine::aborted_tail tail;
+  session::aborted_tail tail;
   tail.delivered(3, 7);
   tail.delivered(3, 5);
   tail.aborted();
   BOOST_TEST(!tail.delivered(3, 6));  // behind 7: not a trailing record
-  engine::aborted_tail again;
+  session::aborted_tail again;
   again.delivered(3, 7);
   again.delivered(3, 5);
   again.aborted();
@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(the_last_offset_of_the_aborted_transaction_counts_whatever_
 }
 
 BOOST_AUTO_TEST_CASE(a_second_abort_rearms_with_the_newer_offsets) {
-  engine::aborted_tail tail;
+  session::aborted_tail tail;
   tail.delivered(0, 10);
   tail.aborted();
   BOOST_TEST(!tail.delivered(0, 12));

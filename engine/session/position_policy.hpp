@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+// Where an assigned partition starts, and what a consumer error means: the
+// rebalance, retention and reset policy (contract §5), as pure functions of
+// the brokers' answers (test/unit/session/position_policy_tests.cpp).
+//
+//  - No committed offset: a new application id, start at the earliest
+//    offset.
+//  - A committed offset inside the log: resume there.
+//  - A committed offset outside it (retention deleted records before they
+//    were processed, or the topic was recreated): refused with exit 78 and
+//    what to do, unless --reset-offsets says earliest or latest; never a
+//    silent skip or replay.
+
+#include "engine/session/positions.hpp"
+#include "kafka/consumer.hpp"
+#include "kafka/topic_partition.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace streamt::engine {
+
+enum class reset_policy { none, earliest, latest };
+
+}  // namespace streamt::engine
+
+namespace streamt::engine::session {
+
+struct start_at {
+  std::optional<offset> at;  // nullopt: the earliest offset retained
+  std::string note;          // for the log: why there
+  bool reset = false;        // moved by --reset-offsets (worth a warning)
+};
+
+struct start_refused {
+  std::string message;  // what happened and what to do (exit 78)
+};
+
+// `name` is "topic/partition", for the messages. `marks` is needed only when
+// there is a committed offset (the driver asks for them only then).
+std::variant<start_at, start_refused> start_position(std::string_view name, std::optional<offset> committed,
+                                                     const std::optional<kafka::watermarks>& marks,
+                                                     reset_policy reset);
+
+enum class consumer_error_verdict {
+  ignore,        // end of partition: nothing happened
+  keep_going,    // transport and the like: librdkafka reconnects by itself (logged)
+  out_of_range,  // the position was deleted: exit 78 and what to do
+  unavailable,   // topic gone, not authorised, or a fatal consumer: exit 69
+};
+
+consumer_error_verdict classify(const kafka::consumer_error& e) noexcept;
+
+}  // namespace streamt::engine::session

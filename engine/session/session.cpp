@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "engine/session/session.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace streamt::engine::session {
+
+std::string_view to_string(act a) noexcept {
+  switch (a) {
+    case act::poll:
+      return "poll";
+    case act::begin:
+      return "begin";
+    case act::produce:
+      return "produce";
+    case act::flush:
+      return "flush";
+    case act::send_offsets:
+      return "send_offsets";
+    case act::commit:
+      return "commit";
+    case act::abort:
+      return "abort";
+    case act::rewind:
+      return "rewind";
+    case act::retry_after:
+      return "retry_after";
+    case act::give_up:
+      return "give_up";
+    case act::close:
+      return "close";
+  }
+  return "?";
+}
+
+namespace {
+
+kafka::error_report abortable(rd_kafka_resp_err_t code, std::string message) {
+  kafka::error_report e;
+  e.info = kafka::txn_error_info::abortable_error(code);
+  e.message = std::move(message);
+  return e;
+}
+
+std::string millis(clock::duration d) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
+}
+
+}  // namespace
+
+run_session::run_session(config c)
+    : config_(std::move(c)), machine_(config_.commit_policy), ledger_(config_.source_topic) {}
+
+action run_session::on(const event& e) {
+  if (closed_) {
+    // The run is over: nothing more to decide, but a terminal stop that
+    // came meanwhile still keeps the close from waiting to leave the group.
+    if (const stop_seen* s = std::get_if<stop_seen>(&e)) {
+      facts_ = s->facts;
+      stop_.handled(stop_.news(s->facts));
+      last_.leave_group = last_.leave_group && stop_.leaves_group(facts_);
+    }
+    return last_;
+  }
+  return std::visit([this](const auto& ev) { return handle(ev); }, e);
+}
+
+void run_session::producer_fatal(std::string message) {
+  if (producer_failure_.empty()) producer_failure_ = "producer: " + std::move(message);
+}
+
+// ---- start and stop ----------------------------------------------------------
+
+action run_session::handle(const started&) {
+  running_ = true;
+  return poll_or_commit({});
+}
+
+action run_session::handle(const stop_seen& e) {
+  facts_ = e.facts;
+  const stop_news n = stop_.news(e.facts);
+  if (n == stop_news::none) return last_;
+  stop_.handled(n);
+  if (!running_) {
+    // During start-up nothing is open and the group is not joined: the run
+    // ends here, cleanly (exit 0).
+    return close(ending{run_status::stopped, "stopped during start-up", {}}, {});
+  }
+  if (n == stop_news::deadline)
+    return follow(machine_.step(commit::deadline_passed{}),
+                  "the graceful stop did not end within the stop timeout; stopping now");
+  action a = follow(machine_.step(commit::cancel_requested{
+      n == stop_news::terminal ? commit::stop_kind::terminal : commit::stop_kind::graceful}));
+  a.info =
+      n == stop_news::terminal ? "stopping now (terminal stop)" : "stopping: finishing the open transaction";
+  return a;
+}
+
+// ---- records ------------------------------------------------------------------
+
+action run_session::handle(const records_arrived& e) {
+  batch_ = e.batch;
+  refused_.reset();
+  if (machine_.current() == commit::machine::state::idle) return follow(machine_.step(commit::batch_ready{}));
+  return follow({commit::action::produce, {}, {}});
+}
+
+action run_session::handle(const began& e) {
+  if (!e.result.failed()) {
+    txn_started_ = e.now;
+    txn_records_ = 0;
+    sink_.new_transaction();
+    txn_counts_ = {};
+  }
+  return follow(machine_.step(commit::begun{e.result}));
+}
+
+action run_session::handle(const batch_produced& e) {
+  batch_result r = e.result;
+  counts_ += e.counts;
+  txn_counts_ += e.counts;
+  if (refused_ && !r.invalid) r.invalid = std::move(refused_);
+  refused_.reset();
+  ledger_.handed_over(batch_, r.handled);
+  txn_records_ += r.handled;
+  batch_ = {};
+  if (std::optional<kafka::error_report> failed = sink_.take_error()) {
+    std::string warning = "producing failed: " + failed->message + "; aborting the transaction";
+    return follow(machine_.step(commit::delivery_failed{std::move(*failed)}), std::move(warning));
+  }
+  if (r.invalid) {
+    // Everything before the invalid record commits; its own offset is the
+    // committed offset of its partition, so nothing at or after it is
+    // consumed, and a restart stops at it again until it is dealt with.
+    ledger_.stop_before(partition_id{r.invalid->partition}, offset{r.invalid->offset});
+    std::string warning = "invalid record at " + r.invalid->describe() + " [" + r.invalid->error.code +
+                          "]; committing the records before it and stopping";
+    stop_.stop_at_record();
+    invalid_ = std::move(r.invalid);
+    committed_before_invalid_ = machine_.transactions_committed();
+    return follow(machine_.step(commit::cancel_requested{commit::stop_kind::graceful}), std::move(warning));
+  }
+  if (due(e.now)) return follow(machine_.step(commit::produced_ok{}));
+  return poll_or_commit({});
+}
+
+action run_session::handle(const commit_due&) {
+  if (machine_.current() != commit::machine::state::producing) return poll_or_commit({});
+  return follow(machine_.step(commit::produced_ok{}));
+}
+
+// ---- the transaction ------------------------------------------------------------
+
+action run_session::handle(const flushed& e) {
+  if (e.result.failed()) {
+    // Unknown whether every record landed: abort, never commit.
+    kafka::error_report f = abortable(
+        e.result.info.code, "waiting for the delivery reports before committing: " + e.result.message);
+    return follow(machine_.step(commit::offsets_sent{std::move(f)}));
+  }
+  return after_flush({});
+}
+
+// send_offsets, once every delivery report that matters is in: a record of
+// an aborted transaction found inside this one aborts it (see
+// aborted_tail.hpp); with nothing handed over there is nothing to send.
+action run_session::after_flush(std::string warning) {
+  if (std::optional<std::string> trailing = sink_.take_trailing()) {
+    std::string w = *trailing + "; aborting the transaction and rewinding";
+    return follow(machine_.step(commit::offsets_sent{abortable(RD_KAFKA_RESP_ERR__INCONSISTENT, *trailing)}),
+                  std::move(w));
+  }
+  if (ledger_.pending().empty()) return follow(machine_.step(commit::offsets_sent{}), std::move(warning));
+  action a;
+  a.kind = act::send_offsets;
+  a.warning = std::move(warning);
+  return emit(std::move(a));
+}
+
+action run_session::handle(const offsets_sent& e) {
+  std::string warning;
+  if (e.result.failed()) warning = "send_offsets_to_transaction failed: " + e.result.message;
+  return follow(machine_.step(commit::offsets_sent{e.result}), std::move(warning));
+}
+
+bool run_session::still_under_way(const kafka::error_report& e, clock::time_point now) const {
+  return e.info.code == RD_KAFKA_RESP_ERR__TIMED_OUT && call_began_ &&
+         now - *call_began_ < config_.whole_call_limit;
+}
+
+action run_session::handle(const commit_returned& e) {
+  if (!call_began_) call_began_ = e.called;
+  if (still_under_way(e.result, e.now)) {
+    // Past the stop deadline, each further slice is left to the broker.
+    return follow(stop_.past_deadline() ? machine_.step(commit::deadline_passed{})
+                                        : machine_.step(commit::commit_pending{}));
+  }
+  const clock::duration took = e.now - *call_began_;
+  call_began_.reset();
+  std::string warning;
+  if (!e.result.failed()) {
+    sink_.committed();
+    ledger_.committed();
+    last_transaction_ = std::exchange(txn_counts_, {});
+  } else {
+    warning = "commit_transaction failed after " + millis(took) + ": " + e.result.message;
+  }
+  return follow(machine_.step(commit::commit_result{e.result}), std::move(warning));
+}
+
+action run_session::handle(const abort_returned& e) {
+  if (!call_began_) call_began_ = e.called;
+  if (still_under_way(e.result, e.now))
+    return follow(stop_.past_deadline() ? machine_.step(commit::deadline_passed{})
+                                        : machine_.step(commit::abort_pending{}));
+  call_began_.reset();
+  std::string warning;
+  if (!e.result.failed()) {
+    sink_.aborted();
+    last_transaction_ = std::exchange(txn_counts_, {});
+  } else {
+    warning = "abort_transaction failed: " + e.result.message;
+  }
+  return follow(machine_.step(commit::abort_result{e.result}), std::move(warning));
+}
+
+action run_session::handle(const rewound& e) {
+  if (std::exchange(redo_rewind_, false)) {
+    if (e.result.failed())
+      return close(ending{run_status::failed, "rewind to the committed offsets: " + e.result.message, {}});
+    return poll_or_commit({});
+  }
+  if (e.result.failed() && e.cut_short_by_stop) {
+    // Nothing is open after the abort: stopping here loses nothing, the
+    // next start resumes at the committed offsets.
+    return close(ending{run_status::stopped,
+                        "stopped while waiting for the brokers to rewind after an abort: " + e.result.message,
+                        {}});
+  }
+  if (!e.result.failed()) ++rewinds_;
+  return follow(machine_.step(commit::rewound{e.result}));
+}
+
+action run_session::handle(const retry_elapsed&) { return follow(machine_.step(commit::retry_elapsed{})); }
+
+// ---- rebalances -------------------------------------------------------------------
+
+action run_session::handle(const revoked& e) {
+  if (machine_.current() == commit::machine::state::producing) {
+    // The open transaction holds offsets of the revoked partitions: it must
+    // end before they are given up, or the next owner reprocesses them.
+    // With a lost assignment another member may own them already: abort.
+    revoking_ = e.partitions;
+    if (e.lost)
+      return follow(machine_.step(commit::delivery_failed{
+          abortable(RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST,
+                    "partitions were lost to another member before the transaction committed")}));
+    return follow(machine_.step(commit::produced_ok{}));
+  }
+  revoking_ = e.partitions;
+  action a;
+  a.kind = act::give_up;
+  a.partitions = e.partitions;
+  return emit(std::move(a));
+}
+
+action run_session::handle(const given_up& e) {
+  if (revoking_)
+    for (partition_id p : *revoking_) ledger_.give_up(p);
+  revoking_.reset();
+  if (e.result.failed())
+    return close(ending{run_status::failed, "giving up partitions failed: " + e.result.message, {}});
+  if (stop_.stopping()) return close(std::nullopt);
+  return poll_or_commit({});
+}
+
+action run_session::handle(const assigned& e) {
+  for (partition_id p : e.partitions) ledger_.take(p);
+  established_ = true;
+  return poll_or_commit({});
+}
+
+action run_session::handle(const run_failed& e) { return close(ending{e.status, e.message, {}}); }
+
+// ---- the machine's answers ----------------------------------------------------------
+
+action run_session::follow(commit::next_action a, std::string warning) {
+  action next;
+  next.warning = std::move(warning);
+  switch (a.kind) {
+    case commit::action::consume:
+      // The transaction ended (committed, or aborted and rewound).
+      ledger_.clear_pending();
+      txn_records_ = 0;
+      if (stop_.stopping()) return close(std::nullopt, std::move(next.warning));
+      if (revoking_) {
+        next.kind = act::give_up;
+        next.partitions = *revoking_;
+        return emit(std::move(next));
+      }
+      return poll_or_commit(std::move(next.warning));
+    case commit::action::begin:
+      next.kind = act::begin;
+      return emit(std::move(next));
+    case commit::action::produce: {
+      // Begun with no batch in hand (after a retry of begin): poll for one.
+      if (batch_.empty()) return poll_or_commit(std::move(next.warning));
+      // Each partition's records must come in increasing offsets (see
+      // offset_ledger.hpp): any step back aborts and rewinds.
+      if (std::optional<std::string> back = ledger_.went_back(batch_)) {
+        batch_ = {};
+        return follow(machine_.step(commit::delivery_failed{
+                          abortable(RD_KAFKA_RESP_ERR__INCONSISTENT, "the consumer went back: " + *back)}),
+                      *back + "; aborting the transaction and rewinding");
+      }
+      next.kind = act::produce;
+      next.take = batch_.size();
+      // A record whose output the sink refused for good (found when an
+      // earlier attempt of this transaction was aborted): process up to it,
+      // commit, and stop there as at an invalid record.
+      if (std::optional<std::size_t> at = sink_.unproducible_in(batch_)) {
+        const unproducible_record& u = *sink_.unproducible();
+        diagnostic d;
+        d.phase = phase::record;
+        d.code = "output_refused_by_sink";
+        d.message = "its output of " + std::to_string(u.size) +
+                    " bytes can never be written to sink topic '" + config_.sink_topic + "' (" + u.reason +
+                    "); raise the topic's max.message.bytes (and the client's message.max.bytes), or change "
+                    "the query";
+        const record_view& v = batch_[*at];
+        refused_ = invalid_record{std::string(v.topic), v.partition, v.offset, d};
+        next.take = *at;
+      }
+      return emit(std::move(next));
+    }
+    case commit::action::send_offsets:
+      if (sink_.commit_needs_reports()) {
+        // commit_transaction would flush and end the transaction in one
+        // call, too late to look at the reports (aborted_tail.hpp).
+        next.kind = act::flush;
+        return emit(std::move(next));
+      }
+      return after_flush(std::move(next.warning));
+    case commit::action::commit:
+      next.kind = act::commit;
+      next.slice = config_.call_slice;
+      next.first_slice = !call_began_;
+      return emit(std::move(next));
+    case commit::action::abort:
+      next.kind = act::abort;
+      next.slice = config_.call_slice;
+      next.first_slice = !call_began_;
+      return emit(std::move(next));
+    case commit::action::rewind_to_committed:
+      ledger_.clear_pending();
+      txn_records_ = 0;
+      next.kind = act::rewind;
+      next.partitions.assign(ledger_.owned().begin(), ledger_.owned().end());
+      return emit(std::move(next));
+    case commit::action::retry_after:
+      next.kind = act::retry_after;
+      next.delay = a.delay;
+      next.commit_retry = machine_.commit_started();
+      ++(next.commit_retry ? commit_retries_ : retries_);
+      return emit(std::move(next));
+    case commit::action::wait:
+      // Nothing new: the action in hand goes on.
+      if (!next.warning.empty()) {
+        action again = last_;
+        again.warning = std::move(next.warning);
+        return again;
+      }
+      return last_;
+    case commit::action::done:
+      // Stopping at an invalid (or unproducible) record, but the transaction
+      // holding the records before it was aborted (librdkafka 2.0.2 fails
+      // the first transaction after an epoch-bumping abort with
+      // OUT_OF_ORDER_SEQUENCE_NUMBER, seen in tools/faults too_large):
+      // ending with exit 65 now would claim a commit that did not happen.
+      // Rewind and process up to the record again.
+      if (invalid_ && !stop_.terminal() && machine_.transactions_committed() == committed_before_invalid_ &&
+          redos_ < config_.max_redos) {
+        ++redos_;
+        next.warning = "the transaction before the record at " + invalid_->describe() +
+                       " was aborted; processing up to it again";
+        committed_base_ += machine_.transactions_committed();
+        aborted_base_ += machine_.transactions_aborted();
+        machine_ = commit::machine{config_.commit_policy};
+        invalid_.reset();
+        stop_.resume_at_record();
+        redo_rewind_ = true;
+        ledger_.clear_pending();
+        txn_records_ = 0;
+        next.kind = act::rewind;
+        next.partitions.assign(ledger_.owned().begin(), ledger_.owned().end());
+        return emit(std::move(next));
+      }
+      if (!a.reason.empty()) next.warning = a.reason;
+      return close(std::nullopt, std::move(next.warning));
+    case commit::action::fenced:
+      return close(ending{run_status::fenced, a.reason + "; another instance runs with this identity", {}},
+                   std::move(next.warning));
+    case commit::action::fatal:
+      return close(ending{run_status::failed, a.reason, {}}, std::move(next.warning));
+  }
+  return close(ending{run_status::failed, "the commit machine asked for an unknown action", {}});
+}
+
+// A stop that came while the transaction began (it was open, not yet
+// producing) is acted on once it produces: the transaction commits now, not at
+// the end of the commit interval, which may be a minute away.
+action run_session::poll_or_commit(std::string warning) {
+  if (machine_.current() == commit::machine::state::producing && stop_.stopping())
+    return follow(machine_.step(commit::produced_ok{}), std::move(warning));
+  action a = poll();
+  a.warning = std::move(warning);
+  return emit(std::move(a));
+}
+
+action run_session::poll() const {
+  action a;
+  a.kind = act::poll;
+  // Never more than the transaction's record bound allows (due() ends the
+  // transaction once the bound is reached, so this is at least 1).
+  const std::size_t left = config_.max_records_per_transaction > txn_records_
+                               ? config_.max_records_per_transaction - txn_records_
+                               : std::size_t{1};
+  a.max_records = std::min(config_.max_poll, left);
+  if (machine_.current() == commit::machine::state::producing)
+    a.commit_at = txn_started_ + config_.commit_interval;
+  return a;
+}
+
+bool run_session::due(clock::time_point now) const {
+  return txn_records_ >= config_.max_records_per_transaction || now >= txn_started_ + config_.commit_interval;
+}
+
+action run_session::close(std::optional<ending> failure, std::string warning) {
+  action a;
+  a.kind = act::close;
+  a.warning = std::move(warning);
+  // A revocation whose transaction was ending: librdkafka 2.0.2 cannot
+  // close the consumer before it is acknowledged (consumer_close never
+  // returns), so the driver gives the partitions up first.
+  if (revoking_) {
+    a.partitions = *revoking_;
+    for (partition_id p : *revoking_) ledger_.give_up(p);
+    revoking_.reset();
+  }
+  // Leaving the group explicitly moves the partitions at once, not after
+  // the session timeout; a terminal stop does not wait for it.
+  a.leave_group = running_ && stop_.leaves_group(facts_);
+  if (failure) {
+    ending_ = std::move(failure);
+  } else if (invalid_) {
+    ending e;
+    e.status = run_status::invalid_record;
+    e.message =
+        "invalid record at " + invalid_->describe() + " [" + invalid_->error.code +
+        "]; the records before it are committed. Fix the producer, then skip the record by committing "
+        "offset " +
+        std::to_string(invalid_->offset + 1) + " for partition " + std::to_string(invalid_->partition) +
+        " of group " + config_.application_id;
+    e.invalid = invalid_;
+    ending_ = std::move(e);
+  } else {
+    ending_ = ending{};
+  }
+  closed_ = true;
+  return emit(std::move(a));
+}
+
+action run_session::emit(action a) {
+  last_ = a;
+  last_.warning.clear();
+  last_.info.clear();
+  return a;
+}
+
+ending run_session::outcome() const {
+  ending e = ending_.value_or(ending{});
+  // What counts is the producer's fatal error, if it has one, whatever the
+  // last step said (a stop signal, the brokers gone).
+  if (!producer_failure_.empty() && e.status == run_status::stopped) {
+    e.status = run_status::failed;
+    e.message = producer_failure_;
+  }
+  return e;
+}
+
+progress run_session::counters() const {
+  progress p;
+  p.counts = counts_;
+  p.transactions_committed = committed_total();
+  p.transactions_aborted = aborted_base_ + machine_.transactions_aborted();
+  p.commit_retries = commit_retries_;
+  p.retries = retries_;
+  p.rewinds = rewinds_;
+  return p;
+}
+
+}  // namespace streamt::engine::session

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+// The run's exactly-once decisions, sans-io (in the manner of Boost.MySQL's
+// connection algorithms): `session.on(event) -> action`. It never touches
+// Kafka, a clock or a thread; the driver in engine/kafka_runtime.cpp performs
+// each action against kafka/ and feeds the outcome back as the next event:
+//
+//     action a = s.on(started{});
+//     for (;;) {
+//       if (s.stop_news(facts) != stop_news::none) a = s.on(stop_seen{facts});
+//       if (a.kind == act::close) break;
+//       a = s.on(perform(a));
+//     }
+//
+// Its parts, each with its own tests (test/unit/session/):
+//   commit::machine   the transactional commit (engine/commit_machine.hpp)
+//   offset_ledger     owned partitions, next and committed offsets, went back
+//   sink_tracker      generations, unproducible records, the aborted tail
+//   stop_policy       graceful, terminal, deadline, start-up
+//   position_policy   where an assigned partition starts; consumer errors
+// What it adds on top of them is the protocol between them: a transaction's
+// pace (commit interval, record bound), the invalid-record stop (commit what
+// is before it, stop; redo if that transaction was aborted), revocations
+// (end the transaction before giving partitions up), the sliced commit and
+// abort calls, and how the run ends.
+//
+// The events that are notes (the delivery-report coroutine's facts, one per
+// record produced) go to sink_tracker through sink(), and producer_fatal():
+// they ask nothing, and the next event sees them.
+
+#include "engine/commit_machine.hpp"
+#include "engine/process_batch.hpp"
+#include "engine/record.hpp"
+#include "engine/run_status.hpp"
+#include "engine/session/offset_ledger.hpp"
+#include "engine/session/positions.hpp"
+#include "engine/session/sink_tracker.hpp"
+#include "engine/session/stop_policy.hpp"
+#include "kafka/error.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace streamt::engine::session {
+
+using clock = std::chrono::steady_clock;
+
+struct config {
+  std::string application_id;
+  std::string source_topic;
+  std::string sink_topic;
+  std::chrono::milliseconds commit_interval{100};
+  std::size_t max_records_per_transaction = 50000;
+  std::size_t max_poll = 1000;  // records asked of one poll
+  // commit_transaction and abort_transaction are called in slices of
+  // call_slice, so that the stop deadline is seen while one hangs. A slice
+  // that ends with the call under way is not an outcome until the call has
+  // taken as long as librdkafka itself would give it (the remaining
+  // transaction timeout, 60 s by default): then the timeout is one, an
+  // unknown outcome the machine retries and counts.
+  std::chrono::milliseconds call_slice{1000};
+  std::chrono::milliseconds whole_call_limit{60000};
+  // How often the transaction before an invalid record may be aborted and
+  // redone before the run fails.
+  int max_redos = 5;
+  commit::policy commit_policy;
+};
+
+// ---- events ----------------------------------------------------------------
+
+struct started {};  // the clients are up and subscribed: records may come
+struct stop_seen {
+  stop_facts facts;
+};
+// A polled batch with records; the views stay valid until the next poll.
+struct records_arrived {
+  std::span<const record_view> batch;
+  clock::time_point now;
+};
+// The produce action's records went through the stages into the producer.
+struct batch_produced {
+  batch_result result;  // handled records, and the invalid one if any
+  record_counts counts;
+  clock::time_point now;
+};
+// The open transaction's commit interval ended with nothing new to poll.
+struct commit_due {};
+struct began {
+  kafka::error_report result;
+  clock::time_point now;
+};
+struct flushed {
+  kafka::error_report result;
+};
+struct offsets_sent {
+  kafka::error_report result;
+};
+// One slice of commit_transaction / abort_transaction returned.
+struct commit_returned {
+  kafka::error_report result;
+  clock::time_point called;  // when this slice was called
+  clock::time_point now;     // when it returned
+};
+struct abort_returned {
+  kafka::error_report result;
+  clock::time_point called;
+  clock::time_point now;
+};
+struct rewound {
+  kafka::error_report result;
+  // The wait for the brokers was ended by a stop signal, not by a failure.
+  bool cut_short_by_stop = false;
+};
+struct retry_elapsed {};
+struct revoked {
+  std::vector<partition_id> partitions;
+  bool lost = false;  // another member may own them already
+};
+struct given_up {
+  kafka::error_report result;
+};
+struct assigned {
+  std::vector<partition_id> partitions;
+};
+// The driver found the run cannot go on (a failed poll, a refused
+// assignment, a consumer error, unreachable brokers).
+struct run_failed {
+  run_status status = run_status::failed;
+  std::string message;
+};
+
+using event = std::variant<started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
+                           offsets_sent, commit_returned, abort_returned, rewound, retry_elapsed, revoked,
+                           given_up, assigned, run_failed>;
+
+// ---- actions ---------------------------------------------------------------
+
+enum class act {
+  poll,          // take up to max_records; while a transaction is open, wait no longer
+                 //   than commit_at (→ commit_due); records → records_arrived
+  begin,         // begin_transaction → began
+  produce,       // process the first `take` records of the batch → batch_produced
+  flush,         // wait for every delivery report → flushed
+  send_offsets,  // send_offsets_to_transaction(ledger().pending()) → offsets_sent
+  commit,        // commit_transaction for at most `slice` → commit_returned
+  abort,         // abort_transaction for at most `slice` → abort_returned
+  rewind,        // seek every owned partition to its committed offset → rewound
+  retry_after,   // wait `delay` → retry_elapsed
+  give_up,       // incremental_unassign(partitions) → given_up
+  close,         // give up `partitions`, leave the group if leave_group; the run is over: ending()
+};
+
+std::string_view to_string(act a) noexcept;
+inline std::ostream& operator<<(std::ostream& os, act a) { return os << to_string(a); }
+
+struct action {
+  act kind = act::poll;
+  std::size_t max_records = 0;                 // poll
+  std::optional<clock::time_point> commit_at;  // poll, while a transaction is open
+  std::size_t take = 0;                        // produce
+  std::chrono::milliseconds slice{0};          // commit, abort
+  bool first_slice = false;                    // commit, abort: the call starts now
+  std::chrono::milliseconds delay{0};          // retry_after
+  bool commit_retry = false;                   // retry_after: of an unknown-outcome commit
+  std::vector<partition_id> partitions;        // give_up, close, rewind (the owned ones)
+  bool leave_group = false;                    // close
+  // What the decision is worth a line in the log for (the driver logs it).
+  std::string info;
+  std::string warning;
+};
+
+struct ending {
+  run_status status = run_status::stopped;
+  std::string message;  // for every status but stopped: what happened and what to do
+  std::optional<invalid_record> invalid;
+};
+
+struct progress {
+  record_counts counts;
+  std::uint64_t transactions_committed = 0;
+  std::uint64_t transactions_aborted = 0;
+  std::uint64_t commit_retries = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t rewinds = 0;
+};
+
+class run_session {
+ public:
+  explicit run_session(config c);
+
+  action on(const event& e);
+
+  // The stop facts the session has not acted on yet (cheap: asked before
+  // every action).
+  stop_news stop_news_of(stop_facts f) const noexcept { return stop_.news(f); }
+  const stop_policy& stop() const noexcept { return stop_; }
+  // Whether the brokers answered once (partitions taken): from then on the
+  // driver waits for them as long as they take.
+  bool established() const noexcept { return established_; }
+  bool closed() const noexcept { return closed_; }
+  // How the run ended; valid once an action was close.
+  ending outcome() const;
+  progress counters() const;
+  // The records of the transaction that last committed or aborted.
+  const record_counts& last_transaction() const noexcept { return last_transaction_; }
+  commit::machine::state commit_state() const noexcept { return machine_.current(); }
+
+  const offset_ledger& ledger() const noexcept { return ledger_; }
+  // For the notes: the producer adapter announces each record and its
+  // immediate refusals, the delivery-report coroutine its reports.
+  sink_tracker& sink() noexcept { return sink_; }
+  const sink_tracker& sink() const noexcept { return sink_; }
+  // The producer reported a fatal error: whatever the run's last step says,
+  // it failed (a transactional call returns the error too, and stops it).
+  void producer_fatal(std::string message);
+
+ private:
+  action handle(const started&);
+  action handle(const stop_seen&);
+  action handle(const records_arrived&);
+  action handle(const batch_produced&);
+  action handle(const commit_due&);
+  action handle(const began&);
+  action handle(const flushed&);
+  action handle(const offsets_sent&);
+  action handle(const commit_returned&);
+  action handle(const abort_returned&);
+  action handle(const rewound&);
+  action handle(const retry_elapsed&);
+  action handle(const revoked&);
+  action handle(const given_up&);
+  action handle(const assigned&);
+  action handle(const run_failed&);
+
+  // The machine's answer, as the driver's next action.
+  action follow(commit::next_action a, std::string warning = {});
+  action after_flush(std::string warning);
+  action poll() const;
+  action poll_or_commit(std::string warning);
+  action close(std::optional<ending> failure, std::string warning = {});
+  action emit(action a);
+  bool due(clock::time_point now) const;
+  bool still_under_way(const kafka::error_report& e, clock::time_point now) const;
+  std::uint64_t committed_total() const noexcept {
+    return committed_base_ + machine_.transactions_committed();
+  }
+
+  config config_;
+  commit::machine machine_;
+  offset_ledger ledger_;
+  sink_tracker sink_;
+  stop_policy stop_;
+  stop_facts facts_;  // the last ones seen
+
+  bool running_ = false;      // started: subscribed to the source topic
+  bool established_ = false;  // partitions were taken once
+  bool closed_ = false;
+  std::optional<ending> ending_;
+  std::string producer_failure_;
+
+  action last_;  // the action in hand (the machine's `wait` repeats it)
+  // The batch in hand, from records_arrived until batch_produced.
+  std::span<const record_view> batch_;
+  std::optional<invalid_record> refused_;  // the unproducible record in the batch in hand
+  // The open transaction's pace.
+  clock::time_point txn_started_{};
+  std::size_t txn_records_ = 0;
+  // Partitions of a revocation whose transaction is ending, not yet given up.
+  std::optional<std::vector<partition_id>> revoking_;
+  // The invalid-record stop.
+  std::optional<invalid_record> invalid_;
+  std::uint64_t committed_before_invalid_ = 0;
+  int redos_ = 0;
+  bool redo_rewind_ = false;          // the rewind under way starts a redo
+  std::uint64_t committed_base_ = 0;  // of machines replaced at a redo
+  std::uint64_t aborted_base_ = 0;
+  // The commit or abort call under way (it may take several slices).
+  std::optional<clock::time_point> call_began_;
+
+  record_counts counts_;
+  record_counts txn_counts_;
+  record_counts last_transaction_;
+  std::uint64_t commit_retries_ = 0;
+  std::uint64_t retries_ = 0;
+  std::uint64_t rewinds_ = 0;
+};
+
+}  // namespace streamt::engine::session

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "engine/session/sink_tracker.hpp"
+
+#include <utility>
+
+namespace streamt::engine::session {
+
+void sink_tracker::new_transaction() {
+  ++generation_;
+  sources_.clear();
+}
+
+std::uint64_t sink_tracker::producing(const record_view& in, std::size_t size) {
+  const std::uint64_t opaque = (std::uint64_t{generation_} << 32) | sources_.size();
+  sources_.push_back({partition_id{in.partition}, offset{in.offset}, size, {}});
+  return opaque;
+}
+
+void sink_tracker::refused_at_once(kafka::error_report e) {
+  if (kafka::is_never_accepted(e.info.code) && !sources_.empty())
+    note_unproducible(sources_.back(), e.message);
+  if (!error_) error_ = std::move(e);
+}
+
+void sink_tracker::delivered(std::uint64_t opaque, std::int32_t sink_partition, std::int64_t sink_offset) {
+  // Every report of a transaction is polled before its commit or abort
+  // returns, so a report of an earlier generation does not occur; it is
+  // ignored rather than misfiled.
+  if ((opaque >> 32) != generation_) return;
+  if (std::optional<std::string> s = tail_.delivered(sink_partition, sink_offset); s && !trailing_)
+    trailing_ = std::move(s);
+}
+
+void sink_tracker::delivery_failed(std::uint64_t opaque, const kafka::error_report& e) {
+  if (!kafka::is_never_accepted(e.info.code) || (opaque >> 32) != generation_) return;
+  const std::size_t index = opaque & 0xffffffffu;
+  if (index < sources_.size()) note_unproducible(sources_[index], e.message);
+}
+
+void sink_tracker::aborted() {
+  tail_.aborted();
+  trailing_.reset();  // the abort just written ends that record too
+}
+
+void sink_tracker::committed() { tail_.committed(); }
+
+std::optional<std::string> sink_tracker::take_trailing() { return std::exchange(trailing_, std::nullopt); }
+
+std::optional<kafka::error_report> sink_tracker::take_error() { return std::exchange(error_, std::nullopt); }
+
+std::optional<std::size_t> sink_tracker::unproducible_in(std::span<const record_view> batch) const {
+  if (!unproducible_) return std::nullopt;
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    if (partition_id{batch[i].partition} == unproducible_->partition &&
+        offset{batch[i].offset} == unproducible_->at)
+      return i;
+  return std::nullopt;
+}
+
+// The broker refuses a whole batch when it is too large, so every record of
+// it reports the error: the largest of them is the one to blame.
+void sink_tracker::note_unproducible(unproducible_record r, const std::string& reason) {
+  if (unproducible_ && unproducible_->size >= r.size) return;
+  r.reason = reason;
+  unproducible_ = std::move(r);
+}
+
+}  // namespace streamt::engine::session

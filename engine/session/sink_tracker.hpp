@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+// What the session knows about the records the open transaction wrote to the
+// sink topic, from the producer's answers: pure bookkeeping, no Kafka
+// (test/unit/session/sink_tracker_tests.cpp).
+//
+//  - Transaction generations. Each output record carries an opaque naming
+//    its input record: the generation in the high half, so a late report of
+//    an aborted transaction is never taken for a record of the open one, and
+//    its index in the transaction in the low half.
+//  - Unproducible records: an input record whose output the sink will never
+//    accept (larger than the topic's max.message.bytes, refused as invalid).
+//    Aborting and replaying it would loop forever, so the session processes
+//    up to it, commits, and stops there as at an invalid input record.
+//  - The aborted tail (aborted_tail.hpp): a record of an aborted transaction
+//    that landed inside the open one, found in a delivery report.
+//  - The first error a produce call returned at once (queue full, too
+//    large): it fails the transaction after the batch.
+
+#include "engine/record.hpp"
+#include "engine/session/aborted_tail.hpp"
+#include "engine/session/positions.hpp"
+#include "kafka/error.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace streamt::engine::session {
+
+// An input record whose output the sink refused for good.
+struct unproducible_record {
+  partition_id partition;
+  offset at;
+  std::size_t size = 0;  // of the output value
+  std::string reason;
+};
+
+class sink_tracker {
+ public:
+  // A transaction begins: reports of earlier ones no longer count.
+  void new_transaction();
+
+  // The output of `in`, `size` bytes, is about to be produced: the opaque
+  // it must carry.
+  std::uint64_t producing(const record_view& in, std::size_t size);
+  // The produce call of the record just announced failed at once.
+  void refused_at_once(kafka::error_report e);
+
+  // A delivery report.
+  void delivered(std::uint64_t opaque, std::int32_t sink_partition, std::int64_t sink_offset);
+  void delivery_failed(std::uint64_t opaque, const kafka::error_report& e);
+
+  // The open transaction ended.
+  void aborted();
+  void committed();
+
+  // Whether a commit must first wait for every delivery report (flush): a
+  // record landing right behind an aborted one is found only in its report.
+  bool commit_needs_reports() const noexcept { return tail_.armed(); }
+  // A record of an aborted transaction found inside the open one.
+  std::optional<std::string> take_trailing();
+  // The error of a produce call since the last take.
+  std::optional<kafka::error_report> take_error();
+  const std::optional<unproducible_record>& unproducible() const noexcept { return unproducible_; }
+  // Where the unproducible record is in `batch`, if it is there.
+  std::optional<std::size_t> unproducible_in(std::span<const record_view> batch) const;
+
+ private:
+  void note_unproducible(unproducible_record r, const std::string& reason);
+
+  std::uint32_t generation_ = 0;
+  std::vector<unproducible_record> sources_;  // input record of each output of the open transaction
+  std::optional<unproducible_record> unproducible_;
+  std::optional<kafka::error_report> error_;
+  aborted_tail tail_;
+  std::optional<std::string> trailing_;
+};
+
+}  // namespace streamt::engine::session

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "engine/session/session.hpp"
+
+#include "records.hpp"
+
+#define BOOST_TEST_MODULE session
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+
+// engine/session/session.hpp, step by step: the events a run produces, and the
+// action the session answers to each. The first suite walks the ordinary run
+// and the stops; the second replays the event sequences of the fault
+// harness's scenarios (tools/faults), one case each, as they reach the
+// session when the fault happens.
+
+namespace ss = streamt::engine::session;
+namespace k = streamt::kafka;
+using ss::act;
+using streamt::engine::batch_result;
+using streamt::engine::invalid_record;
+using streamt::engine::record_counts;
+using streamt::engine::record_view;
+using streamt::engine::run_status;
+using streamt::test::records;
+using namespace std::chrono_literals;
+
+namespace {
+
+k::error_report ok() { return {}; }
+k::error_report timed_out() {
+  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "timed out"};
+}
+// librdkafka's answer when a commit or abort slice ends with the call under
+// way, and when the whole call timed out: the same retriable timeout.
+k::error_report slice_ended() {
+  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "slice ended"};
+}
+k::error_report coordinator_moved() {
+  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), "coordinator moved"};
+}
+k::error_report abortable(rd_kafka_resp_err_t code = RD_KAFKA_RESP_ERR__MSG_TIMED_OUT) {
+  return {k::txn_error_info::abortable_error(code), "abortable"};
+}
+k::error_report fenced() {
+  return {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED), "fenced by a newer epoch"};
+}
+k::error_report too_large() {
+  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE), "Broker: Message size too large"};
+}
+
+constexpr ss::stop_facts graceful{.requested = true, .terminal = false, .deadline = false};
+constexpr ss::stop_facts terminal{.requested = true, .terminal = true, .deadline = false};
+constexpr ss::stop_facts deadline{.requested = true, .terminal = true, .deadline = true};
+
+ss::config config_with(std::chrono::milliseconds interval = 100ms) {
+  ss::config c;
+  c.application_id = "orders-app";
+  c.source_topic = "orders";
+  c.sink_topic = "big-orders";
+  c.commit_interval = interval;
+  return c;
+}
+
+// A run's session and the driver's side of it, one event at a time: `now` is
+// the test's clock, `batch` the records in hand.
+struct run {
+  ss::run_session s;
+  ss::clock::time_point now = ss::clock::time_point{} + 1h;
+  std::vector<record_view> batch;
+
+  explicit run(ss::config c = config_with()) : s(std::move(c)) {}
+
+  // Started and owning `partitions`: the session asks to poll.
+  ss::action owning(std::vector<std::int32_t> partitions) {
+    BOOST_TEST_REQUIRE(s.on(ss::started{}).kind == act::poll);
+    std::vector<ss::partition_id> ids;
+    for (std::int32_t p : partitions) ids.push_back({p});
+    return s.on(ss::assigned{ids});
+  }
+
+  ss::action arrive(std::initializer_list<std::pair<std::int32_t, std::int64_t>> at) {
+    batch = records(at);
+    return s.on(ss::records_arrived{batch, now});
+  }
+
+  // Performs a produce action: every record it takes emits one output of
+  // `size` bytes (announced to the sink tracker, as the producer adapter
+  // does), unless `invalid_at` stops the batch there.
+  ss::action produce(const ss::action& a, std::optional<std::size_t> invalid_at = std::nullopt,
+                     std::size_t size = 10) {
+    BOOST_TEST_REQUIRE(a.kind == act::produce);
+    batch_result r;
+    r.handled = std::min(a.take, invalid_at.value_or(a.take));
+    for (std::size_t i = 0; i < r.handled; ++i) s.sink().producing(batch[i], size);
+    if (invalid_at) {
+      streamt::diagnostic d;
+      d.phase = streamt::phase::record;
+      d.code = "type_mismatch";
+      d.message = "column 'amount' expects BIGINT";
+      const record_view& v = batch[*invalid_at];
+      r.invalid = invalid_record{std::string(v.topic), v.partition, v.offset, d};
+    }
+    record_counts counts;
+    counts.consumed = r.handled;
+    counts.emitted = r.handled;
+    return s.on(ss::batch_produced{r, counts, now});
+  }
+
+  // Records arrive in an idle run: begun, produced; the session polls again.
+  ss::action open_with(std::initializer_list<std::pair<std::int32_t, std::int64_t>> at) {
+    BOOST_TEST_REQUIRE(arrive(at).kind == act::begin);
+    const ss::action produce_it = s.on(ss::began{ok(), now});
+    return produce(produce_it);
+  }
+
+  ss::action commit_returns(k::error_report e, std::chrono::milliseconds took = 5ms) {
+    const auto called = now;
+    now += took;
+    return s.on(ss::commit_returned{std::move(e), called, now});
+  }
+
+  ss::action abort_returns(k::error_report e, std::chrono::milliseconds took = 5ms) {
+    const auto called = now;
+    now += took;
+    return s.on(ss::abort_returned{std::move(e), called, now});
+  }
+
+  // The commit interval ended: offsets sent, commit called; the outcome is
+  // the caller's.
+  void to_commit() {
+    BOOST_TEST_REQUIRE(s.on(ss::commit_due{}).kind == act::send_offsets);
+    const ss::action c = s.on(ss::offsets_sent{ok()});
+    BOOST_TEST_REQUIRE(c.kind == act::commit);
+    BOOST_TEST(c.first_slice);
+  }
+
+  std::int64_t pending(std::int32_t p) const { return s.ledger().pending().at(ss::partition_id{p}).value; }
+  std::int64_t committed(std::int32_t p) const {
+    return s.ledger().committed_by_us(ss::partition_id{p}).value_or(ss::offset{-1}).value;
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(ordinary_runs)
+
+BOOST_AUTO_TEST_CASE(records_are_begun_produced_and_committed_at_the_end_of_the_commit_interval) {
+  run r;
+  BOOST_TEST(r.owning({0, 1}).kind == act::poll);
+  const ss::action waiting = r.open_with({{0, 5}, {0, 6}, {1, 2}});
+  BOOST_TEST(waiting.kind == act::poll);
+  BOOST_TEST_REQUIRE(waiting.commit_at.has_value());
+  BOOST_TEST((*waiting.commit_at == r.now + 100ms));
+  BOOST_TEST(r.pending(0) == 7);
+  BOOST_TEST(r.pending(1) == 3);
+  r.to_commit();
+  const ss::action next = r.commit_returns(ok());
+  BOOST_TEST(next.kind == act::poll);
+  BOOST_TEST(!next.commit_at.has_value());  // no transaction open
+  BOOST_TEST(r.committed(0) == 7);
+  BOOST_TEST(r.committed(1) == 3);
+  BOOST_TEST(r.s.ledger().pending().empty());
+  BOOST_TEST(r.s.counters().transactions_committed == 1u);
+  BOOST_TEST(r.s.last_transaction().consumed == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_batch_that_reaches_the_record_bound_commits_without_waiting_for_the_interval) {
+  ss::config c = config_with(60000ms);
+  c.max_records_per_transaction = 3;
+  run r(c);
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  const ss::action two = r.produce(r.s.on(ss::began{ok(), r.now}));
+  BOOST_TEST(two.kind == act::poll);
+  BOOST_TEST(two.max_records == 1u);  // never more than the bound allows
+  BOOST_TEST(r.produce(r.arrive({{0, 2}})).kind == act::send_offsets);
+}
+
+BOOST_AUTO_TEST_CASE(offsets_are_sent_only_when_something_was_handed_over) {
+  run r;
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}}).kind == act::begin);
+  const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
+  // The first record is invalid: nothing handed over, but its offset is
+  // what the partition commits.
+  const ss::action a = r.produce(produce_it, 0);
+  BOOST_TEST(a.kind == act::send_offsets);
+  BOOST_TEST(r.pending(0) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_that_failed_retriably_is_retried_as_an_unknown_outcome_never_aborted) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.to_commit();
+  const ss::action again = r.commit_returns(coordinator_moved(), 100ms);
+  BOOST_TEST(again.kind == act::retry_after);
+  BOOST_TEST(again.commit_retry);
+  BOOST_TEST(r.s.on(ss::retry_elapsed{}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(r.s.counters().commit_retries == 1u);
+  BOOST_TEST(r.committed(0) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_slice_that_ends_with_the_call_under_way_calls_again_and_counts_no_attempt) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.to_commit();
+  const ss::action more = r.commit_returns(slice_ended(), 1000ms);
+  BOOST_TEST(more.kind == act::commit);
+  BOOST_TEST(!more.first_slice);
+  BOOST_TEST(r.s.counters().commit_retries == 0u);
+  // Once the call has taken as long as librdkafka gives it, the timeout is
+  // an outcome: an unknown one, retried and counted.
+  const ss::action retry = r.commit_returns(slice_ended(), 60000ms);
+  BOOST_TEST(retry.kind == act::retry_after);
+  BOOST_TEST(r.s.counters().commit_retries == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(
+    an_invalid_record_commits_the_records_before_it_and_ends_the_run_naming_the_offset_to_skip) {
+  run r;
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 7}, {0, 8}, {0, 9}}).kind == act::begin);
+  const ss::action a = r.produce(r.s.on(ss::began{ok(), r.now}), 2);
+  BOOST_TEST(a.kind == act::send_offsets);
+  BOOST_TEST(a.warning.find("invalid record at orders/0@9") != std::string::npos);
+  BOOST_TEST(r.pending(0) == 9);
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  const ss::action end = r.commit_returns(ok());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(end.leave_group);
+  const ss::ending e = r.s.outcome();
+  BOOST_TEST((e.status == run_status::invalid_record));
+  BOOST_TEST(e.message.find("committing offset 10 for partition 0 of group orders-app") != std::string::npos);
+  BOOST_TEST_REQUIRE(e.invalid.has_value());
+  BOOST_TEST(e.invalid->offset == 9);
+}
+
+BOOST_AUTO_TEST_CASE(a_revocation_commits_the_open_transaction_before_the_partitions_are_given_up) {
+  run r;
+  r.owning({0, 1});
+  r.open_with({{0, 3}, {1, 4}});
+  BOOST_TEST(r.s.on(ss::revoked{{{1}}, false}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  const ss::action give_up = r.commit_returns(ok());
+  BOOST_TEST(give_up.kind == act::give_up);
+  BOOST_TEST(give_up.partitions.size() == 1u);
+  BOOST_TEST(give_up.partitions.at(0).value == 1);
+  BOOST_TEST(r.committed(1) == 5);
+  BOOST_TEST(r.s.on(ss::given_up{ok()}).kind == act::poll);
+  BOOST_TEST(!r.s.ledger().owns(ss::partition_id{1}));
+  BOOST_TEST(r.s.ledger().owns(ss::partition_id{0}));
+}
+
+BOOST_AUTO_TEST_CASE(a_revocation_with_nothing_open_gives_the_partitions_up_at_once) {
+  run r;
+  r.owning({0, 1});
+  const ss::action a = r.s.on(ss::revoked{{{0}, {1}}, false});
+  BOOST_TEST(a.kind == act::give_up);
+  BOOST_TEST(a.partitions.size() == 2u);
+  BOOST_TEST(r.s.on(ss::given_up{ok()}).kind == act::poll);
+  BOOST_TEST(r.s.ledger().owned().empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_poll_or_refused_assignment_ends_the_run_with_the_driver_s_status) {
+  run r;
+  r.owning({0});
+  const ss::action a = r.s.on(ss::run_failed{run_status::rejected_config, "offsets out of range"});
+  BOOST_TEST(a.kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::rejected_config));
+  BOOST_TEST(r.s.outcome().message == "offsets out of range");
+}
+
+BOOST_AUTO_TEST_CASE(a_fatal_producer_error_noted_by_the_delivery_reports_turns_a_clean_stop_into_a_failure) {
+  run r;
+  r.owning({0});
+  r.s.producer_fatal("_FATAL: idempotence broken");
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful}).kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::failed));
+  BOOST_TEST(r.s.outcome().message == "producer: _FATAL: idempotence broken");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(stops)
+
+BOOST_AUTO_TEST_CASE(a_stop_before_the_run_started_ends_it_cleanly_without_leaving_a_group_it_never_joined) {
+  run r;
+  BOOST_TEST((r.s.stop_news_of(graceful) == ss::stop_news::graceful));
+  const ss::action a = r.s.on(ss::stop_seen{graceful});
+  BOOST_TEST(a.kind == act::close);
+  BOOST_TEST(!a.leave_group);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+  BOOST_TEST((r.s.stop_news_of(graceful) == ss::stop_news::none));
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_after_joining_with_no_partitions_yet_leaves_the_group_and_stops) {
+  run r;
+  BOOST_TEST(r.s.on(ss::started{}).kind == act::poll);
+  const ss::action a = r.s.on(ss::stop_seen{graceful});
+  BOOST_TEST(a.kind == act::close);
+  BOOST_TEST(a.leave_group);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_with_partitions_and_nothing_open_stops_at_once) {
+  run r;
+  r.owning({0, 1, 2});
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful}).kind == act::close);
+  BOOST_TEST(r.s.counters().transactions_committed == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_while_begin_is_in_hand_commits_the_batch_as_soon_as_it_is_produced) {
+  run r(config_with(60000ms));
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  // The stop came before begin_transaction was called: the call goes on,
+  // nothing is open yet.
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful}).kind == act::begin);
+  const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(r.produce(produce_it).kind == act::send_offsets);  // not a poll for 60 s
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  const ss::action end = r.commit_returns(ok());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(end.leave_group);
+  BOOST_TEST(r.committed(0) == 2);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_graceful_stop_with_a_minute_long_commit_interval_commits_now) {
+  run r(config_with(60000ms));
+  r.owning({0});
+  const ss::action waiting = r.open_with({{0, 0}});
+  BOOST_TEST((*waiting.commit_at == r.now + 60000ms));
+  const ss::action a = r.s.on(ss::stop_seen{graceful});
+  BOOST_TEST(a.kind == act::send_offsets);
+  BOOST_TEST(a.info == "stopping: finishing the open transaction");
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(ok()).kind == act::close);
+  BOOST_TEST(r.committed(0) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_stop_aborts_the_open_transaction_and_does_not_wait_to_leave_the_group) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  const ss::action a = r.s.on(ss::stop_seen{terminal});
+  BOOST_TEST(a.kind == act::abort);
+  BOOST_TEST(a.first_slice);
+  const ss::action end = r.abort_returns(ok());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(!end.leave_group);
+  BOOST_TEST(r.committed(0) == -1);
+  BOOST_TEST(r.s.counters().transactions_aborted == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_stop_during_a_commit_lets_the_commit_finish) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.to_commit();
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful}).kind == act::commit);  // in hand: goes on
+  BOOST_TEST(r.s.on(ss::stop_seen{terminal}).kind == act::commit);
+  const ss::action end = r.commit_returns(ok());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(!end.leave_group);
+  BOOST_TEST(r.committed(0) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(the_stop_deadline_during_a_hanging_commit_leaves_its_outcome_to_the_broker) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(slice_ended(), 1000ms).kind == act::commit);
+  BOOST_TEST(r.commit_returns(slice_ended(), 1000ms).kind == act::commit);
+  const ss::action end = r.s.on(ss::stop_seen{deadline});
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(!end.leave_group);
+  BOOST_TEST(end.warning.find("left to the broker") != std::string::npos);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_stop_that_comes_while_closing_still_keeps_the_close_from_leaving_the_group) {
+  run r;
+  r.owning({0});
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful}).leave_group);
+  BOOST_TEST(!r.s.on(ss::stop_seen{terminal}).leave_group);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The fault harness's scenarios (tools/faults), as the session meets them.
+BOOST_AUTO_TEST_SUITE(fault_scenarios)
+
+// kill9: the engine is killed with a transaction open; its successor's
+// init_transactions aborts it, and the new session resumes at the committed
+// offsets, so the killed transaction's records are produced once, by it.
+BOOST_AUTO_TEST_CASE(kill9_the_successor_resumes_at_the_committed_offset_and_commits_the_replay_once) {
+  run killed;
+  killed.owning({0});
+  killed.open_with({{0, 0}, {0, 1}});
+  killed.to_commit();
+  killed.commit_returns(ok());
+  killed.open_with({{0, 2}, {0, 3}});  // killed here: never committed
+  run successor;
+  successor.owning({0});  // the driver assigned it at committed offset 2
+  successor.open_with({{0, 2}, {0, 3}});
+  successor.to_commit();
+  BOOST_TEST(successor.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(successor.committed(0) == 4);
+}
+
+// zombie: a paused instance resumes after its successor fenced it; its
+// transactional calls answer "fenced", and it stops (exit 75) with nothing
+// of its open transaction committed.
+BOOST_AUTO_TEST_CASE(zombie_a_fenced_commit_ends_the_run_as_fenced_with_nothing_committed) {
+  run r;
+  r.owning({0, 1});
+  r.open_with({{0, 10}, {1, 10}});
+  r.to_commit();
+  const ss::action end = r.commit_returns(fenced());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::fenced));
+  BOOST_TEST(r.s.outcome().message.find("another instance runs with this identity") != std::string::npos);
+  BOOST_TEST(r.committed(0) == -1);
+}
+
+BOOST_AUTO_TEST_CASE(zombie_that_rejoined_idle_is_fenced_on_its_first_begin) {
+  run r;
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 40}}).kind == act::begin);
+  BOOST_TEST(r.s.on(ss::began{fenced(), r.now}).kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::fenced));
+}
+
+// broker_pause: the paused broker times the commit out (unknown outcome:
+// retried), and librdkafka 2.0.2 later hands a record over again after a
+// rewind: the step back aborts and rewinds instead of committing it twice.
+BOOST_AUTO_TEST_CASE(broker_pause_a_record_delivered_again_aborts_and_rewinds_instead_of_committing_twice) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 5}, {0, 6}, {0, 7}});
+  const ss::action a = r.arrive({{0, 6}, {0, 7}, {0, 8}});
+  BOOST_TEST(a.kind == act::abort);
+  BOOST_TEST(a.warning.find("orders/0@6 was delivered again after offset 7") != std::string::npos);
+  const ss::action rewind = r.abort_returns(ok());
+  BOOST_TEST(rewind.kind == act::rewind);
+  BOOST_TEST(rewind.partitions.size() == 1u);
+  BOOST_TEST(r.s.ledger().pending().empty());
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  BOOST_TEST(r.s.counters().rewinds == 1u);
+  // From the committed offset again: no step back now.
+  r.open_with({{0, 5}, {0, 6}, {0, 7}, {0, 8}});
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(timed_out(), 1000ms).kind == act::commit);        // a slice: still under way
+  BOOST_TEST(r.commit_returns(timed_out(), 60000ms).kind == act::retry_after);  // the whole call timed out
+  BOOST_TEST(r.s.on(ss::retry_elapsed{}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(r.committed(0) == 9);
+}
+
+// broker_pause, the aborted tail: a record of an aborted transaction landed
+// right behind the abort, inside the next transaction; its delivery report
+// gives it away, and the next transaction is aborted too, never committed.
+BOOST_AUTO_TEST_CASE(
+    broker_pause_a_record_of_an_aborted_transaction_inside_the_next_one_aborts_that_one_too) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.s.sink().delivered((std::uint64_t{1} << 32) | 0, 0, 181);
+  BOOST_TEST(r.s.on(ss::commit_due{}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{abortable()}).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  r.open_with({{0, 0}});
+  const ss::action flush = r.s.on(ss::commit_due{});
+  BOOST_TEST(flush.kind == act::flush);  // the abort armed the check: every report first
+  r.s.sink().delivered((std::uint64_t{2} << 32) | 0, 0, 182);  // right behind 181
+  const ss::action a = r.s.on(ss::flushed{ok()});
+  BOOST_TEST(a.kind == act::abort);
+  BOOST_TEST(a.warning.find("offset 182 follows offset 181") != std::string::npos);
+}
+
+// broker_kill: a restarted coordinator answers a stale committed offset; the
+// ledger says so (the driver asks again), and a stop while waiting ends the
+// run cleanly, nothing being open after the abort.
+BOOST_AUTO_TEST_CASE(broker_kill_a_stale_coordinator_answer_is_refused_and_a_stop_while_waiting_is_clean) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 279}});
+  r.to_commit();
+  r.commit_returns(ok());
+  BOOST_TEST(r.s.ledger().behind(ss::partition_id{0}, ss::offset{260}).has_value());
+  r.open_with({{0, 280}});
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(abortable()).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful}).kind == act::rewind);  // the rewind in hand goes on
+  const ss::action end =
+      r.s.on(ss::rewound{{k::txn_error_info::plain(RD_KAFKA_RESP_ERR__INCONSISTENT), "behind"}, true});
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+  BOOST_TEST(r.committed(0) == 280);
+}
+
+// rebalance: a second instance joins while a transaction is open; the
+// revoked partitions' transaction commits first. A lost assignment (session
+// timeout) aborts it instead: another member may own them already.
+BOOST_AUTO_TEST_CASE(rebalance_a_lost_assignment_aborts_the_open_transaction_and_gives_the_partitions_up) {
+  run r;
+  r.owning({0, 1});
+  r.open_with({{0, 1}, {1, 1}});
+  BOOST_TEST(r.s.on(ss::revoked{{{0}, {1}}, true}).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  const ss::action give_up = r.s.on(ss::rewound{ok()});
+  BOOST_TEST(give_up.kind == act::give_up);
+  BOOST_TEST(give_up.partitions.size() == 2u);
+  BOOST_TEST(r.s.on(ss::given_up{ok()}).kind == act::poll);
+  BOOST_TEST(r.committed(0) == -1);
+}
+
+// txn_timeout: the broker aborted the transaction itself; the commit says
+// so (abortable), and the session aborts and rewinds. Fenced while aborting
+// a revocation's transaction, the close gives the partitions up first
+// (librdkafka 2.0.2 cannot close a consumer with a revocation unanswered).
+BOOST_AUTO_TEST_CASE(
+    txn_timeout_fenced_while_ending_a_revocation_s_transaction_gives_the_partitions_up_on_close) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 1}});
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_INVALID_TXN_STATE)).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  r.open_with({{0, 1}});
+  BOOST_TEST(r.s.on(ss::revoked{{{0}}, true}).kind == act::abort);
+  const ss::action end = r.abort_returns(fenced());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(end.partitions.size() == 1u);
+  BOOST_TEST((r.s.outcome().status == run_status::fenced));
+}
+
+// retention: the committed position was deleted before it was processed.
+// The position policy refuses it (tested there); the session ends the run
+// with that status and nothing committed.
+BOOST_AUTO_TEST_CASE(retention_a_refused_start_position_ends_the_run_with_exit_78_and_nothing_committed) {
+  run r;
+  BOOST_TEST(r.s.on(ss::started{}).kind == act::poll);
+  BOOST_TEST(
+      r.s.on(ss::run_failed{run_status::rejected_config, "orders/0: committed offset 12 is out of range"})
+          .kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::rejected_config));
+  BOOST_TEST(r.s.counters().transactions_committed == 0u);
+}
+
+// aborted upstream input: read_committed leaves out the aborted records and
+// their markers, so offsets jump; that is no step back, and the committed
+// offset is past the last record handed over.
+BOOST_AUTO_TEST_CASE(aborted_input_gaps_of_filtered_records_commit_past_the_last_record_handed_over) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}, {0, 1}, {0, 5}});
+  BOOST_TEST(r.produce(r.arrive({{0, 6}, {0, 9}})).kind == act::poll);
+  r.to_commit();
+  r.commit_returns(ok());
+  BOOST_TEST(r.committed(0) == 10);
+}
+
+// too_large: the sink refuses a record's output for good. Its transaction
+// fails and is aborted; the replay processes up to it, commits, and stops
+// there as at an invalid record. If that commit is aborted too (librdkafka
+// 2.0.2 after an epoch bump), the records before it are processed again
+// rather than claimed committed.
+BOOST_AUTO_TEST_CASE(too_large_an_unproducible_record_stops_the_run_after_the_records_before_it_commit) {
+  run r;
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(r.produce(produce_it).kind == act::poll);
+  r.s.sink().delivery_failed((std::uint64_t{1} << 32) | 1, too_large());
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  const ss::action up_to_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(up_to_it.kind == act::produce);
+  BOOST_TEST(up_to_it.take == 1u);
+  BOOST_TEST(r.produce(up_to_it).kind == act::send_offsets);
+  BOOST_TEST(r.pending(0) == 1);
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  // Aborted by librdkafka 2.0.2's sequence error: redo, don't claim exit 65.
+  BOOST_TEST(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER)).kind == act::abort);
+  const ss::action redo = r.abort_returns(ok());
+  BOOST_TEST(redo.kind == act::rewind);
+  BOOST_TEST(redo.warning.find("processing up to it again") != std::string::npos);
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  BOOST_TEST(r.produce(r.s.on(ss::began{ok(), r.now})).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(ok()).kind == act::close);
+  const ss::ending e = r.s.outcome();
+  BOOST_TEST((e.status == run_status::invalid_record));
+  BOOST_TEST_REQUIRE(e.invalid.has_value());
+  BOOST_TEST(e.invalid->error.code == "output_refused_by_sink");
+  BOOST_TEST(e.invalid->offset == 1);
+  BOOST_TEST(r.committed(0) == 1);
+  BOOST_TEST(r.s.counters().transactions_committed == 1u);
+  BOOST_TEST(r.s.counters().transactions_aborted == 2u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "engine/session/sink_tracker.hpp"
+
+#include "records.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+// engine/session/sink_tracker.hpp: what the producer's answers say about the
+// open transaction's records.
+
+namespace ss = streamt::engine::session;
+namespace k = streamt::kafka;
+using streamt::test::records;
+
+namespace {
+
+k::error_report too_large() {
+  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE), "Broker: Message size too large"};
+}
+k::error_report queue_full() {
+  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__QUEUE_FULL), "Local: Queue full"};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sink_tracker)
+
+BOOST_AUTO_TEST_CASE(a_failed_delivery_the_sink_never_accepts_names_the_largest_input_record_of_the_batch) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto in = records({{0, 7}, {0, 8}, {1, 3}});
+  const std::uint64_t a = t.producing(in[0], 100);
+  const std::uint64_t b = t.producing(in[1], 2000000);
+  const std::uint64_t c = t.producing(in[2], 50);
+  t.delivery_failed(a, too_large());
+  t.delivery_failed(b, too_large());
+  t.delivery_failed(c, too_large());
+  BOOST_TEST_REQUIRE(t.unproducible().has_value());
+  BOOST_TEST(t.unproducible()->partition.value == 0);
+  BOOST_TEST(t.unproducible()->at.value == 8);
+  BOOST_TEST(t.unproducible()->size == 2000000u);
+  BOOST_TEST(t.unproducible()->reason == "Broker: Message size too large");
+}
+
+BOOST_AUTO_TEST_CASE(a_delivery_failure_a_retry_can_cure_is_not_an_unproducible_record) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto in = records({{0, 7}});
+  t.delivery_failed(t.producing(in[0], 10), queue_full());
+  BOOST_TEST(!t.unproducible());
+}
+
+BOOST_AUTO_TEST_CASE(a_report_of_an_earlier_transaction_is_not_taken_for_a_record_of_the_open_one) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto in = records({{0, 7}});
+  const std::uint64_t old = t.producing(in[0], 10);
+  t.new_transaction();
+  t.producing(in[0], 10);
+  t.delivery_failed(old, too_large());
+  BOOST_TEST(!t.unproducible());
+}
+
+BOOST_AUTO_TEST_CASE(a_produce_call_refused_at_once_fails_the_transaction_with_its_first_error) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto in = records({{0, 1}, {0, 2}});
+  t.producing(in[0], 10);
+  t.refused_at_once(queue_full());
+  t.producing(in[1], 3000000);
+  t.refused_at_once(too_large());
+  const std::optional<k::error_report> e = t.take_error();
+  BOOST_TEST_REQUIRE(e.has_value());
+  BOOST_TEST(e->info.code == RD_KAFKA_RESP_ERR__QUEUE_FULL);
+  BOOST_TEST(!t.take_error());
+  BOOST_TEST(t.unproducible()->at.value == 2);  // the one refused for its size
+}
+
+BOOST_AUTO_TEST_CASE(the_unproducible_record_is_found_again_in_the_batch_that_replays_it) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto first = records({{0, 4}, {0, 5}});
+  t.producing(first[0], 10);
+  t.delivery_failed(t.producing(first[1], 5000000), too_large());
+  t.aborted();
+  t.new_transaction();
+  BOOST_TEST(t.unproducible_in(records({{0, 4}, {0, 5}, {0, 6}})).value_or(99) == 1u);
+  BOOST_TEST(!t.unproducible_in(records({{1, 5}})));
+}
+
+BOOST_AUTO_TEST_CASE(a_record_landing_right_behind_an_aborted_one_is_a_trailing_record_until_taken) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto in = records({{0, 1}, {0, 2}});
+  t.delivered(t.producing(in[0], 10), 3, 180);
+  t.delivered(t.producing(in[1], 10), 3, 181);
+  t.aborted();
+  BOOST_TEST(t.commit_needs_reports());
+  t.new_transaction();
+  t.delivered(t.producing(in[0], 10), 3, 182);
+  const std::optional<std::string> trailing = t.take_trailing();
+  BOOST_TEST_REQUIRE(trailing.has_value());
+  BOOST_TEST(trailing->find("offset 182 follows offset 181") != std::string::npos);
+  BOOST_TEST(!t.take_trailing());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
