@@ -31,6 +31,18 @@ bool write_all(int fd, std::string_view contents) {
   return true;
 }
 
+// A new or renamed directory entry is durable only once its directory is.
+std::optional<std::string> sync_directory(const std::string& dir, const std::string& path) {
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0)
+    return "cannot open directory '" + dir + "' to make '" + path + "' durable: " + std::strerror(errno);
+  const bool synced = ::fsync(dfd) == 0;
+  const int err = errno;
+  ::close(dfd);
+  if (!synced) return "cannot make '" + path + "' durable (fsync of '" + dir + "'): " + std::strerror(err);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> write_file_durably(const std::string& path, std::string_view contents,
@@ -57,15 +69,7 @@ std::optional<std::string> write_file_durably(const std::string& path, std::stri
   }
   if (::close(fd) != 0) return fail(errno);
   if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail(errno);
-  // The rename is durable only once the directory entry is.
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0)
-    return "cannot open directory '" + dir + "' to make '" + path + "' durable: " + std::strerror(errno);
-  const bool synced = ::fsync(dfd) == 0;
-  const int err = errno;
-  ::close(dfd);
-  if (!synced) return "cannot make '" + path + "' durable (fsync of '" + dir + "'): " + std::strerror(err);
-  return std::nullopt;
+  return sync_directory(dir, path);
 }
 
 std::optional<std::string> append_durably(const std::string& path, std::string_view line) {
@@ -76,15 +80,7 @@ std::optional<std::string> append_durably(const std::string& path, std::string_v
   ::close(fd);
   if (!ok) return "cannot append to '" + path + "': " + std::strerror(err);
   // The file may be new: its directory entry must be durable too.
-  const std::string dir = directory_of(path);
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0 || ::fsync(dfd) != 0) {
-    const int derr = errno;
-    if (dfd >= 0) ::close(dfd);
-    return "cannot make '" + path + "' durable (fsync of '" + dir + "'): " + std::strerror(derr);
-  }
-  ::close(dfd);
-  return std::nullopt;
+  return sync_directory(directory_of(path), path);
 }
 
 }  // namespace streamt::engine

@@ -305,14 +305,22 @@ void view_messages(std::span<const message_ptr> messages, std::vector<message_vi
                    std::vector<header_view>& headers) {
   views.clear();
   headers.clear();
-  // Headers first, into the one vector, so that the spans taken below stay
-  // valid (no reallocation after them).
-  std::vector<std::pair<std::size_t, std::size_t>> ranges;
-  ranges.reserve(messages.size());
+  // The batch's headers go into the one vector, reserved for all of them
+  // first, so that the spans the views take stay valid (no reallocation
+  // after them) and nothing else is allocated per batch.
+  std::size_t total = 0;
   for (const message_ptr& m : messages) {
+    rd_kafka_headers_t* hdrs = nullptr;
+    if (rd_kafka_message_headers(m.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR)
+      total += rd_kafka_header_cnt(hdrs);
+  }
+  headers.reserve(total);
+  views.reserve(messages.size());
+  for (const message_ptr& mp : messages) {
+    const rd_kafka_message_t* m = mp.get();
     const std::size_t begin = headers.size();
     rd_kafka_headers_t* hdrs = nullptr;
-    if (rd_kafka_message_headers(m.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    if (rd_kafka_message_headers(mp.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
       const char* name = nullptr;
       const void* value = nullptr;
       std::size_t size = 0;
@@ -322,11 +330,6 @@ void view_messages(std::span<const message_ptr> messages, std::vector<message_vi
                                              std::string_view(static_cast<const char*>(value), size))
                                        : std::nullopt});
     }
-    ranges.emplace_back(begin, headers.size() - begin);
-  }
-  views.reserve(messages.size());
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    const rd_kafka_message_t* m = messages[i].get();
     message_view v;
     v.topic = rd_kafka_topic_name(m->rkt);
     v.partition = m->partition;
@@ -338,7 +341,7 @@ void view_messages(std::span<const message_ptr> messages, std::vector<message_vi
     rd_kafka_timestamp_type_t ts_type;
     const std::int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
     if (ts_type != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) v.timestamp = ts;
-    v.headers = std::span<const header_view>(headers).subspan(ranges[i].first, ranges[i].second);
+    v.headers = std::span<const header_view>(headers.data() + begin, headers.size() - begin);
     views.push_back(v);
   }
 }

@@ -5,6 +5,8 @@
 // Runs the streamt binary as a user would: arguments, standard input from a
 // string, standard output and error captured, exit code returned.
 
+#include "test/support/temp_dir.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -27,27 +29,6 @@ struct process_result {
   int exit_code = -1;
   std::string out;
   std::string err;
-};
-
-// A directory removed when the test ends.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "streamt-cli-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
 };
 
 inline std::string read_text(const std::string& path) {

@@ -207,12 +207,10 @@ int cmd_run(std::span<char* const> args) {
     if (!n) return range_error("--max-records-per-transaction", max_records_range, "records", *v);
     options.max_records_per_transaction = static_cast<std::size_t>(*n);
   }
-  std::chrono::milliseconds stop_timeout = options.stop_timeout;
   if (auto v = a.get("--stop-timeout-ms")) {
     auto n = parse_number(*v, stop_timeout_range);
     if (!n) return range_error("--stop-timeout-ms", stop_timeout_range, "milliseconds", *v);
-    stop_timeout = std::chrono::milliseconds(*n);
-    options.stop_timeout = stop_timeout;
+    options.stop_timeout = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--connect-timeout-ms")) {
     auto n = parse_number(*v, connect_timeout_range);
@@ -335,6 +333,7 @@ int cmd_run(std::span<char* const> args) {
   boost::asio::cancellation_signal stop;
   std::optional<engine::run_report> report;
   std::exception_ptr crashed;
+  const std::chrono::milliseconds stop_timeout = options.stop_timeout;  // options move into the run
   boost::asio::co_spawn(
       io, engine::async_run(std::move(*p), std::move(options)),
       boost::asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr e, engine::run_report r) {

@@ -3,6 +3,8 @@
 
 #include "engine/durable_file.hpp"
 
+#include "test/support/temp_dir.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -15,14 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The test's directory.
 struct scratch {
-  fs::path dir;
-  scratch() {
-    std::string tmpl = (fs::temp_directory_path() / "streamt-durable-XXXXXX").string();
-    BOOST_TEST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
-  }
-  ~scratch() { fs::remove_all(dir); }
+  streamt::test::temp_dir tmp{"streamt-durable"};
+  fs::path dir = tmp.path();
 };
 
 std::string read(const fs::path& p) {

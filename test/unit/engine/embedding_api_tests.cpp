@@ -3,6 +3,8 @@
 
 #include "engine/streamt.hpp"
 
+#include "test/support/temp_dir.hpp"
+
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
@@ -31,14 +33,10 @@ using namespace std::chrono_literals;
 
 const std::string data_dir = STREAMT_TEST_DATA_DIR;
 
+// The test's directory.
 struct scratch {
-  fs::path dir;
-  scratch() {
-    std::string tmpl = (fs::temp_directory_path() / "streamt-embed-XXXXXX").string();
-    BOOST_TEST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
-  }
-  ~scratch() { fs::remove_all(dir); }
+  streamt::test::temp_dir tmp{"streamt-embed"};
+  fs::path dir = tmp.path();
 };
 
 }  // namespace

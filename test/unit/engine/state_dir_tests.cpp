@@ -3,6 +3,8 @@
 
 #include "engine/state_dir.hpp"
 
+#include "test/support/temp_dir.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -19,14 +21,10 @@ namespace {
 using namespace streamt;
 namespace fs = std::filesystem;
 
+// The test's directory (the state directory inside it, not made yet).
 struct scratch {
-  fs::path dir;
-  scratch() {
-    std::string tmpl = (fs::temp_directory_path() / "streamt-state-XXXXXX").string();
-    BOOST_TEST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = fs::path(tmpl) / "state";
-  }
-  ~scratch() { fs::remove_all(dir.parent_path()); }
+  streamt::test::temp_dir tmp{"streamt-state"};
+  fs::path dir = tmp.path() / "state";
 };
 
 plan::plan orders(std::int64_t threshold) {
