@@ -191,6 +191,7 @@ class runtime {
     c.sink_topic = p.identity.sink_topic;
     c.commit_interval = o.commit_interval;
     c.max_records_per_transaction = o.max_records_per_transaction;
+    c.stop_timeout = o.stop_timeout;
     return c;
   }
 

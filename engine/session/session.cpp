@@ -89,13 +89,19 @@ action run_session::handle(const stop_seen& e) {
     // ends here, cleanly (exit 0).
     return close(ending{run_status::stopped, "stopped during start-up", {}}, {});
   }
-  if (n == stop_news::deadline)
-    return follow(machine_.step(commit::deadline_passed{}),
-                  "the graceful stop did not end within the stop timeout; stopping now");
-  action a = follow(machine_.step(commit::cancel_requested{
-      n == stop_news::terminal ? commit::stop_kind::terminal : commit::stop_kind::graceful}));
-  a.info =
-      n == stop_news::terminal ? "stopping now (terminal stop)" : "stopping: finishing the open transaction";
+  action a =
+      n == stop_news::deadline
+          ? follow(machine_.step(commit::deadline_passed{}),
+                   "the graceful stop did not end within the stop timeout (" +
+                       std::to_string(config_.stop_timeout.count()) + " ms); stopping now")
+          : follow(machine_.step(commit::cancel_requested{
+                n == stop_news::terminal ? commit::stop_kind::terminal : commit::stop_kind::graceful}));
+  if (n != stop_news::deadline)
+    a.info = n == stop_news::terminal ? "stopping now (terminal stop)"
+                                      : "stopping: finishing the open transaction";
+  // A produce in hand that the stop supersedes is not performed: those
+  // records were not handed over, and the next run takes them again.
+  if (a.kind != act::produce && a.kind != act::begin) batch_ = {};
   return a;
 }
 

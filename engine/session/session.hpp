@@ -69,6 +69,9 @@ struct config {
   // unknown outcome the machine retries and counts.
   std::chrono::milliseconds call_slice{1000};
   std::chrono::milliseconds whole_call_limit{60000};
+  // run_options::stop_timeout, for the line that says it passed (the timer
+  // is async_run's; the session hears of it as stop_facts::deadline).
+  std::chrono::milliseconds stop_timeout{30000};
   // How often the transaction before an invalid record may be aborted and
   // redone before the run fails.
   int max_redos = 5;

@@ -417,6 +417,50 @@ BOOST_AUTO_TEST_CASE(kill9_the_successor_resumes_at_the_committed_offset_and_com
   BOOST_TEST(successor.committed(0) == 4);
 }
 
+// restarts: SIGTERM while records flow. The batch in hand is produced, the
+// open transaction commits at once (not at the end of its interval), the
+// group is left, and the next run resumes right after the last record.
+BOOST_AUTO_TEST_CASE(
+    restarts_a_stop_while_records_flow_commits_what_was_produced_and_the_next_run_resumes_after_it) {
+  run first(config_with(5000ms));
+  first.owning({0, 1});
+  first.open_with({{0, 0}, {1, 0}});
+  BOOST_TEST(first.arrive({{0, 1}, {1, 1}}).kind == act::produce);
+  BOOST_TEST(first.s.on(ss::stop_seen{graceful}).kind == act::send_offsets);
+  BOOST_TEST(first.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  const ss::action end = first.commit_returns(ok());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(end.leave_group);
+  // The second batch was stopped before it was produced: not committed.
+  BOOST_TEST(first.committed(0) == 1);
+  BOOST_TEST(first.committed(1) == 1);
+  run next(config_with(5000ms));
+  next.owning({0, 1});  // assigned at the committed offsets, 1 and 1
+  BOOST_TEST(next.open_with({{0, 1}, {1, 1}}).kind == act::poll);
+  next.to_commit();
+  next.commit_returns(ok());
+  BOOST_TEST(next.committed(0) == 2);
+}
+
+// rebalance: a second instance joins mid-transaction; the partitions it
+// takes are revoked from this one, whose open transaction commits first.
+BOOST_AUTO_TEST_CASE(
+    rebalance_a_joining_instance_gets_its_partitions_only_after_their_transaction_committed) {
+  run r;
+  r.owning({0, 1, 2});
+  r.open_with({{0, 7}, {1, 7}, {2, 7}});
+  BOOST_TEST(r.s.on(ss::revoked{{{1}, {2}}, false}).kind == act::send_offsets);
+  BOOST_TEST(r.s.ledger().pending().size() == 3u);  // all three commit together
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(ok()).kind == act::give_up);
+  BOOST_TEST(r.committed(2) == 8);
+  BOOST_TEST(r.s.on(ss::given_up{ok()}).kind == act::poll);
+  BOOST_TEST(r.s.ledger().owned().size() == 1u);
+  // It leaves again: its partitions come back.
+  BOOST_TEST(r.s.on(ss::assigned{{{1}, {2}}}).kind == act::poll);
+  BOOST_TEST(r.s.ledger().owned().size() == 3u);
+}
+
 // zombie: a paused instance resumes after its successor fenced it; its
 // transactional calls answer "fenced", and it stops (exit 75) with nothing
 // of its open transaction committed.
