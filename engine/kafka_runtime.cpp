@@ -591,16 +591,16 @@ class runtime {
                               << (ev.lost ? " (lost)" : "");
       co_return session_.on(ss::revoked{std::move(ids), ev.lost});
     }
-    kafka::kafka_result<std::vector<kafka::partition_offset>> committed =
+    kafka::kafka_result<std::vector<kafka::committed_offset>> committed =
         co_await committed_offsets(ev.partitions);
     if (!committed) {
       ss::run_failed failure = unavailable("reading committed offsets failed: " + committed.error().message);
       co_return refuse_assignment(ev.partitions, std::move(failure));
     }
     std::vector<kafka::partition_offset> start;
-    for (kafka::partition_offset po : *committed) {
-      const std::optional<ss::offset> ours =
-          po.offset == kafka::no_offset ? std::nullopt : std::optional<ss::offset>(ss::offset{po.offset});
+    for (const kafka::committed_offset& co : *committed) {
+      const std::optional<ss::offset> ours = session_offset(co);
+      kafka::partition_offset po{co.partition, RD_KAFKA_OFFSET_BEGINNING};
       std::optional<kafka::watermarks> marks;
       if (ours) {
         auto marks_op =
@@ -656,12 +656,13 @@ class runtime {
   asio::awaitable<kafka::error_report> rewind(std::vector<ss::partition_id> ids) {
     std::vector<kafka::topic_partition> parts = source_partitions(ids);
     if (parts.empty()) co_return kafka::error_report{};
-    kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await committed_offsets(parts);
+    kafka::kafka_result<std::vector<kafka::committed_offset>> committed = co_await committed_offsets(parts);
     if (!committed) co_return committed.error();
-    for (kafka::partition_offset& po : *committed)
-      if (po.offset == kafka::no_offset) po.offset = RD_KAFKA_OFFSET_BEGINNING;
+    std::vector<kafka::partition_offset> to;
+    for (const kafka::committed_offset& co : *committed)
+      to.push_back({co.partition, co.offset.value_or(RD_KAFKA_OFFSET_BEGINNING)});
     STREAMT_LOG(log_, info) << "rewound " << parts.size() << " partition(s) to their committed offsets";
-    auto seek = consumer_->async_seek(std::move(*committed));
+    auto seek = consumer_->async_seek(std::move(to));
     co_return co_await std::move(seek);
   }
 
@@ -677,23 +678,27 @@ class runtime {
   // takes, like any other wait for the brokers of a running engine; a stop
   // signal ends the wait (nothing is open then: this runs at an assignment
   // or a rewind).
-  asio::awaitable<kafka::kafka_result<std::vector<kafka::partition_offset>>> committed_offsets(
+  static std::optional<ss::offset> session_offset(const kafka::committed_offset& co) {
+    if (!co.offset) return std::nullopt;
+    return ss::offset{*co.offset};
+  }
+
+  asio::awaitable<kafka::kafka_result<std::vector<kafka::committed_offset>>> committed_offsets(
       std::vector<kafka::topic_partition> parts) {
     const auto began = steady_clock::now();
     auto warned = steady_clock::time_point{};
     asio::steady_timer pause(co_await asio::this_coro::executor);
     for (;;) {
-      auto op = patiently<std::vector<kafka::partition_offset>>(
+      auto op = patiently<std::vector<kafka::committed_offset>>(
           "the committed offsets", [this, parts](std::chrono::milliseconds slice) {
             return consumer_->async_committed(parts, slice);
           });
-      kafka::kafka_result<std::vector<kafka::partition_offset>> committed = co_await std::move(op);
+      kafka::kafka_result<std::vector<kafka::committed_offset>> committed = co_await std::move(op);
       if (!committed) co_return committed;
       std::string behind;
-      for (const kafka::partition_offset& po : *committed) {
-        const std::optional<ss::offset> answer =
-            po.offset == kafka::no_offset ? std::nullopt : std::optional<ss::offset>(ss::offset{po.offset});
-        if (std::optional<std::string> b = session_.ledger().behind({po.partition.partition}, answer))
+      for (const kafka::committed_offset& co : *committed) {
+        if (std::optional<std::string> b =
+                session_.ledger().behind({co.partition.partition}, session_offset(co)))
           behind = std::move(*b);
       }
       if (behind.empty()) co_return committed;

@@ -223,12 +223,12 @@ kafka_result<std::vector<topic_partition>> consumer::assignment() const {
   return partitions_of(list.get());
 }
 
-boost::asio::awaitable<kafka_result<std::vector<partition_offset>>> consumer::async_committed(
+boost::asio::awaitable<kafka_result<std::vector<committed_offset>>> consumer::async_committed(
     std::vector<topic_partition> partitions, std::chrono::milliseconds timeout) {
   rd_kafka_t* rk = rk_.get();
-  auto op = detail::run_blocking<kafka_result<std::vector<partition_offset>>>(
+  auto op = detail::run_blocking<kafka_result<std::vector<committed_offset>>>(
       blocking_.get_executor(),
-      [rk, partitions = std::move(partitions), timeout]() -> kafka_result<std::vector<partition_offset>> {
+      [rk, partitions = std::move(partitions), timeout]() -> kafka_result<std::vector<committed_offset>> {
         const auto list = to_list(partitions);
         const auto err = retry_transient(
             [&](std::chrono::milliseconds left) {
@@ -243,7 +243,7 @@ boost::asio::awaitable<kafka_result<std::vector<partition_offset>>> consumer::as
             timeout);
         if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(err);
         if (auto e = first_partition_error(list.get()); e.failed()) return e;
-        return offsets_of(list.get());
+        return committed_of(list.get());
       });
   co_return co_await std::move(op);
 }

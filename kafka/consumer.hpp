@@ -135,12 +135,12 @@ class consumer {
   error_report incremental_unassign(const std::vector<topic_partition>& partitions);
   kafka_result<std::vector<topic_partition>> assignment() const;
 
-  // Committed offsets of the group (no_offset where none). Blocking call run
+  // Committed offsets of the group (nullopt where none). Blocking call run
   // on the consumer's pool, bounded by `timeout`.
   // Completion: co_return kafka_result<vector<partition_offset>>; completes on
   //   the awaiting coroutine's executor; cancellation not honoured (bounded
   //   by `timeout` instead); on error nothing changes.
-  boost::asio::awaitable<kafka_result<std::vector<partition_offset>>> async_committed(
+  boost::asio::awaitable<kafka_result<std::vector<committed_offset>>> async_committed(
       std::vector<topic_partition> partitions, std::chrono::milliseconds timeout);
 
   // Moves the fetch position of assigned partitions (the rewind after an

@@ -29,12 +29,15 @@ std::vector<topic_partition> partitions_of(const rd_kafka_topic_partition_list_t
   return out;
 }
 
-std::vector<partition_offset> offsets_of(const rd_kafka_topic_partition_list_t* list) {
-  std::vector<partition_offset> out;
+std::vector<committed_offset> committed_of(const rd_kafka_topic_partition_list_t* list) {
+  std::vector<committed_offset> out;
   if (list == nullptr) return out;
   out.reserve(static_cast<std::size_t>(list->cnt));
   for (int i = 0; i < list->cnt; ++i) {
-    out.push_back({{list->elems[i].topic, list->elems[i].partition}, list->elems[i].offset});
+    const std::int64_t o = list->elems[i].offset;
+    // librdkafka answers RD_KAFKA_OFFSET_INVALID where nothing is committed.
+    out.push_back(
+        {{list->elems[i].topic, list->elems[i].partition}, o >= 0 ? std::optional(o) : std::nullopt});
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,14 @@ struct partition_offset {
   friend bool operator==(const partition_offset&, const partition_offset&) = default;
 };
 
+// A group's committed offset of a partition: none (nullopt) for a group
+// that never committed one there, never a sentinel mixed into the offset.
+struct committed_offset {
+  topic_partition partition;
+  std::optional<std::int64_t> offset;
+  friend bool operator==(const committed_offset&, const committed_offset&) = default;
+};
+
 struct watermarks {
   std::int64_t low = 0;   // log start offset (first retained record)
   std::int64_t high = 0;  // end offset (next offset to be written)
@@ -40,7 +49,7 @@ struct watermarks {
 partition_list_ptr to_list(const std::vector<topic_partition>& partitions);
 partition_list_ptr to_list(const std::vector<partition_offset>& offsets);
 std::vector<topic_partition> partitions_of(const rd_kafka_topic_partition_list_t* list);
-std::vector<partition_offset> offsets_of(const rd_kafka_topic_partition_list_t* list);
+std::vector<committed_offset> committed_of(const rd_kafka_topic_partition_list_t* list);
 // The first per-partition error in the list, naming the partition; success if none.
 error_report first_partition_error(const rd_kafka_topic_partition_list_t* list);
 
