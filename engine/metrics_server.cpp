@@ -15,6 +15,7 @@
 
 #include <charconv>
 #include <list>
+#include <optional>
 
 namespace streamt::engine {
 
@@ -47,18 +48,38 @@ boost::system::result<tcp::endpoint, std::string> parse_listen_address(std::stri
 // can close them. Held by every connection's coroutine, so it outlives the
 // server object if a connection finishes after it.
 struct metrics_server::shared {
-  shared(asio::any_io_executor ex, std::shared_ptr<const metrics> m)
-      : acceptor(ex), data(std::move(m)), log(boost::log::keywords::channel = "engine") {}
+  shared(asio::any_io_executor ex, std::shared_ptr<const metrics> m, limits l)
+      : acceptor(ex),
+        slot_free(ex, std::chrono::steady_clock::time_point::max()),
+        data(std::move(m)),
+        bounds(l),
+        log(boost::log::keywords::channel = "engine") {}
   tcp::acceptor acceptor;
+  // Woken when a connection ends (or by stop()) while the accept loop waits
+  // at the connection cap.
+  asio::steady_timer slot_free;
   std::shared_ptr<const metrics> data;
+  limits bounds;
   std::list<std::weak_ptr<beast::tcp_stream>> connections;
+  std::size_t open = 0;
   bool stopped = false;
   logger log;
 };
 
 namespace {
 
-constexpr auto idle_timeout = std::chrono::seconds(30);
+constexpr std::size_t header_limit = 8 * 1024;
+
+// A request the parser refused: 431 for headers over the limit, 400 for
+// anything else malformed. A client that went away or stayed idle gets
+// nothing (nullopt).
+std::optional<http::status> refusal_for(const boost::system::error_code& ec) {
+  if (ec == http::error::header_limit) return http::status::request_header_fields_too_large;
+  if (ec == http::error::end_of_stream || ec == http::error::partial_message) return std::nullopt;
+  if (ec.category() == http::make_error_code(http::error::bad_version).category())
+    return http::status::bad_request;
+  return std::nullopt;
+}
 
 http::response<http::string_body> answer(const http::request<http::empty_body>& req, const metrics& m) {
   http::response<http::string_body> res;
@@ -95,16 +116,36 @@ http::response<http::string_body> answer(const http::request<http::empty_body>& 
 }
 
 asio::awaitable<void> serve_connection(std::shared_ptr<beast::tcp_stream> stream,
-                                       std::shared_ptr<const metrics> m) {
+                                       std::shared_ptr<const metrics> m,
+                                       std::chrono::milliseconds idle_timeout) {
   beast::flat_buffer buffer;
   for (;;) {
     http::request_parser<http::empty_body> parser;
-    parser.header_limit(8 * 1024);
+    parser.header_limit(header_limit);
     stream->expires_after(idle_timeout);
     auto [read_error, read] =
         co_await http::async_read(*stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
     (void)read;
-    if (read_error) break;  // closed by the client, idle, malformed, or stop()
+    if (read_error) {
+      // Closed by the client, idle, or stop(): nothing to say. Malformed or
+      // too large: say so, then close.
+      if (std::optional<http::status> refused = refusal_for(read_error)) {
+        http::response<http::string_body> res{*refused, 11};
+        res.set(http::field::server, "streamt");
+        res.set(http::field::content_type, "text/plain; charset=utf-8");
+        res.body() = *refused == http::status::request_header_fields_too_large
+                         ? "request headers over " + std::to_string(header_limit) + " bytes\n"
+                         : std::string("malformed HTTP request\n");
+        res.keep_alive(false);
+        res.prepare_payload();
+        stream->expires_after(idle_timeout);
+        auto [write_error, written] =
+            co_await http::async_write(*stream, res, asio::as_tuple(asio::use_awaitable));
+        (void)write_error;
+        (void)written;
+      }
+      break;
+    }
     http::response<http::string_body> res = answer(parser.get(), *m);
     const bool keep = res.keep_alive();
     auto [write_error, written] =
@@ -124,8 +165,8 @@ metrics_server::metrics_server(std::shared_ptr<shared> s) : shared_(std::move(s)
 metrics_server::~metrics_server() { stop(); }
 
 boost::system::result<std::unique_ptr<metrics_server>> metrics_server::listen(
-    asio::any_io_executor ex, tcp::endpoint at, std::shared_ptr<const metrics> m) {
-  auto s = std::make_shared<shared>(ex, std::move(m));
+    asio::any_io_executor ex, tcp::endpoint at, std::shared_ptr<const metrics> m, limits l) {
+  auto s = std::make_shared<shared>(ex, std::move(m), l);
   boost::system::error_code ec;
   if (s->acceptor.open(at.protocol(), ec); ec) return ec;
   // A restarted engine must not wait out TIME_WAIT of its last scrape.
@@ -145,6 +186,15 @@ asio::awaitable<void> metrics_server::serve() {
   const auto ex = s->acceptor.get_executor();
   asio::steady_timer backoff(ex);
   while (!s->stopped) {
+    if (s->open >= s->bounds.max_connections) {
+      // At the cap: accept nothing until a connection ends. Connections
+      // waiting meanwhile sit in the kernel's listen backlog, holding no
+      // descriptor of the engine's.
+      s->slot_free.expires_at(std::chrono::steady_clock::time_point::max());
+      auto woken = co_await s->slot_free.async_wait(asio::as_tuple(asio::use_awaitable));
+      (void)woken;
+      continue;
+    }
     auto [ec, socket] = co_await s->acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
     if (ec == asio::error::operation_aborted || s->stopped) break;
     if (ec) {
@@ -163,7 +213,10 @@ asio::awaitable<void> metrics_server::serve() {
     s->connections.push_back(stream);
     // A connection's failure concerns only its client: it is logged, never
     // propagated to the engine.
-    asio::co_spawn(ex, serve_connection(stream, s->data), [s](std::exception_ptr e) {
+    ++s->open;
+    asio::co_spawn(ex, serve_connection(stream, s->data, s->bounds.idle_timeout), [s](std::exception_ptr e) {
+      --s->open;
+      s->slot_free.cancel();
       if (!e) return;
       try {
         std::rethrow_exception(e);
@@ -179,6 +232,7 @@ void metrics_server::stop() {
   shared_->stopped = true;
   boost::system::error_code ignored;
   shared_->acceptor.close(ignored);
+  shared_->slot_free.cancel();
   for (const std::weak_ptr<beast::tcp_stream>& w : shared_->connections)
     if (std::shared_ptr<beast::tcp_stream> c = w.lock()) c->socket().close(ignored);
   shared_->connections.clear();

@@ -11,9 +11,14 @@
 //   GET /readyz    200 once the group has assigned this instance its
 //                  partitions and until a stop begins, 503 otherwise
 //
-// HTTP/1.1 with keep-alive (Prometheus reuses its connection). A connection
-// idle for 30 s is closed; requests are bounded (8 KiB of headers, no body).
-// Nothing here touches the pipeline: it only reads the metrics object.
+// HTTP/1.1 with keep-alive (Prometheus reuses its connection). Bounded so
+// that no client can take the engine's file descriptors (its Kafka
+// connections need them): at most metrics_server::limits::max_connections
+// open at once (the next ones wait in the kernel's listen backlog, holding
+// no descriptor of ours), each closed when idle for idle_timeout; requests
+// are bounded too (8 KiB of headers, answered 431 past it; 400 for a
+// malformed one; no body). Nothing here touches the pipeline: it only reads
+// the metrics object.
 
 #include "engine/metrics.hpp"
 
@@ -22,6 +27,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/system/result.hpp>
 
+#include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,13 +41,27 @@ namespace streamt::engine {
 boost::system::result<boost::asio::ip::tcp::endpoint, std::string> parse_listen_address(
     std::string_view text);
 
+// The bounds of metrics_server (a namespace-scope type: a nested one with
+// default member initializers cannot be a default argument of its class).
+struct metrics_server_limits {
+  // A scraper or two and a probe need a handful; 16 leave room for a
+  // curl by hand while a flood of idle connections costs 16 descriptors.
+  std::size_t max_connections = 16;
+  // Prometheus scrapes every 15 s or more: a connection is rarely reused
+  // in time anyway, and an idle one must not hold a slot for long.
+  std::chrono::milliseconds idle_timeout{5000};
+};
+
 class metrics_server {
  public:
+  using limits = metrics_server_limits;
+
   // Binds and listens before returning, so a port that is taken fails here,
   // before the engine touches Kafka.
   static boost::system::result<std::unique_ptr<metrics_server>> listen(boost::asio::any_io_executor ex,
                                                                        boost::asio::ip::tcp::endpoint at,
-                                                                       std::shared_ptr<const metrics> m);
+                                                                       std::shared_ptr<const metrics> m,
+                                                                       limits l = {});
 
   metrics_server(const metrics_server&) = delete;
   metrics_server& operator=(const metrics_server&) = delete;

@@ -331,4 +331,85 @@ BOOST_AUTO_TEST_CASE(a_taken_port_is_an_error_at_listen) {
   BOOST_TEST(second.error() == asio::error::address_in_use);
 }
 
+// The whole answer to raw request bytes sent on a fresh connection.
+asio::awaitable<std::string> raw_request(asio::ip::tcp::endpoint at, std::string bytes) {
+  asio::ip::tcp::socket socket(co_await asio::this_coro::executor);
+  co_await socket.async_connect(at, asio::use_awaitable);
+  co_await asio::async_write(socket, asio::buffer(bytes), asio::use_awaitable);
+  std::string answer;
+  auto [ec, n] =
+      co_await asio::async_read(socket, asio::dynamic_buffer(answer), asio::as_tuple(asio::use_awaitable));
+  (void)ec;
+  (void)n;
+  co_return answer;
+}
+
+BOOST_AUTO_TEST_CASE(headers_over_the_limit_get_431_and_a_malformed_request_gets_400) {
+  asio::io_context io;
+  auto m = std::make_shared<engine::metrics>();
+  auto server =
+      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m);
+  BOOST_TEST_REQUIRE(server.has_value());
+  const asio::ip::tcp::endpoint at = (*server)->local_endpoint();
+  asio::co_spawn(io, (*server)->serve(), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  bool checked = false;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        const std::string big =
+            "GET /metrics HTTP/1.1\r\nHost: t\r\nX-Big: " + std::string(9000, 'a') + "\r\n\r\n";
+        std::string a = co_await raw_request(at, big);
+        BOOST_TEST(status_line(a) == "HTTP/1.1 431 Request Header Fields Too Large");
+        a = co_await raw_request(at, "GET /metrics HTTP/9\r\n\r\n");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 400 Bad Request");
+        a = co_await request(at, "GET", "/healthz");  // still serving
+        BOOST_TEST(status_line(a) == "HTTP/1.1 503 Service Unavailable");
+        checked = true;
+        (*server)->stop();
+      },
+      [](std::exception_ptr e) { BOOST_TEST(!e); });
+  io.run();
+  BOOST_TEST(checked);
+}
+
+BOOST_AUTO_TEST_CASE(at_the_connection_cap_a_new_client_is_served_only_once_an_idle_one_was_closed) {
+  asio::io_context io;
+  auto m = std::make_shared<engine::metrics>();
+  auto server =
+      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m,
+                                     {.max_connections = 2, .idle_timeout = 300ms});
+  BOOST_TEST_REQUIRE(server.has_value());
+  const asio::ip::tcp::endpoint at = (*server)->local_endpoint();
+  asio::co_spawn(io, (*server)->serve(), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  // What happened, in order: "idle closed" for each idle connection the
+  // server closed, "answered" for the request that came third.
+  std::vector<std::string> events;
+  auto idle = [&]() -> asio::awaitable<void> {
+    asio::ip::tcp::socket socket(co_await asio::this_coro::executor);
+    co_await socket.async_connect(at, asio::use_awaitable);
+    char buf[16];
+    auto [ec, n] = co_await socket.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
+    (void)n;
+    BOOST_TEST((ec == asio::error::eof || ec == asio::error::connection_reset));
+    events.push_back("idle closed");
+  };
+  asio::co_spawn(io, idle(), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  asio::co_spawn(io, idle(), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        // Its connect is initiated after both idle clients' (spawned first,
+        // each connects in its first step), so the kernel queues it last.
+        const std::string a = co_await request(at, "GET", "/healthz");
+        BOOST_TEST(status_line(a) == "HTTP/1.1 503 Service Unavailable");
+        events.push_back("answered");
+        (*server)->stop();
+      },
+      [](std::exception_ptr e) { BOOST_TEST(!e); });
+  io.run();
+  BOOST_TEST_REQUIRE(events.size() == 3u);
+  BOOST_TEST(events.at(0) == "idle closed");
+  BOOST_TEST(events.at(2) == "answered");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
