@@ -9,6 +9,7 @@
 #include "engine/state_dir.hpp"
 #include "kafka/config.hpp"
 #include "kafka/consumer.hpp"
+#include "kafka/jaas.hpp"
 #include "kafka/producer.hpp"
 #include "operators/stage_pipeline.hpp"
 #include "plan/plan_json.hpp"
@@ -214,6 +215,9 @@ class runtime {
       co_return fail(run_status::rejected_config, owned.error().message);
     if (auto resolved = kafka::resolve_references(options_.client_settings); !resolved)
       co_return fail(run_status::rejected_config, resolved.error().message);
+    // A Java client's sasl.jaas.config, after its references are resolved.
+    if (auto translated = kafka::translate_jaas(options_.client_settings); !translated)
+      co_return fail(run_status::rejected_config, translated.error().message);
     result<state_dir> dir = state_dir::open(options_.state_dir);
     if (!dir) co_return fail(run_status::state_dir, dir.error().message);
     state_.emplace(std::move(*dir));
@@ -230,7 +234,10 @@ class runtime {
                             << kafka::library_version() << ", state directory " << options_.state_dir
                             << (state_->first_run() ? " (new instance)" : "");
 
-    kafka::settings settings{{"bootstrap.servers", options_.bootstrap_servers}};
+    // Each client names itself by the instance (the CLIENT-ID column of
+    // kafka-consumer-groups --describe, broker request logs, quotas), not
+    // librdkafka's "rdkafka"; a client.id of the user's comes later and wins.
+    kafka::settings settings{{"bootstrap.servers", options_.bootstrap_servers}, {"client.id", txn_id}};
     settings.insert(settings.end(), options_.client_settings.begin(), options_.client_settings.end());
     if (!options_.client_settings.empty())
       STREAMT_LOG(log_, info) << "client settings: " << kafka::redacted(options_.client_settings);

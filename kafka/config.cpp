@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace streamt::kafka {
@@ -191,28 +194,69 @@ config_result<void> check_user_settings(const settings& user) {
 }
 
 bool is_secret(std::string_view key) noexcept {
-  // Whole values that are credentials: OAuth/JAAS strings, librdkafka's
-  // internal ssl_key, and Java's inline PEM key (ssl.keystore.key), which a
-  // user may copy from a --command-config file; librdkafka rejects that key
-  // but the value must not be echoed on the way.
-  constexpr std::array<std::string_view, 5> exact{"sasl.oauthbearer.config", "sasl.jaas.config",
-                                                  "sasl.oauthbearer.extensions", "ssl_key",
-                                                  "ssl.keystore.key"};
-  for (auto k : exact)
-    if (k == key) return true;
-  // By part of the name, so keys librdkafka adds later are covered too:
-  // sasl.password, ssl.key.password, ssl.keystore.password (password);
-  // sasl.oauthbearer.client.secret (secret);
-  // sasl.oauthbearer.assertion.private.key.passphrase (passphrase, 2.10+);
-  // ssl.key.pem and sasl.oauthbearer.assertion.private.key.pem (key.pem).
-  constexpr std::array<std::string_view, 4> parts{"password", "secret", "passphrase", "key.pem"};
+  // By part of the name, in any case (SASL.PASSWORD is as secret as
+  // sasl.password, and a mistyped key is still a secret to whoever typed
+  // it), so that keys librdkafka adds later are covered too: sasl.password,
+  // ssl.key.password (password); sasl.oauthbearer.client.secret (secret);
+  // sasl.jaas.config (jaas); ssl.key.pem, ssl_key, ssl.keystore.key (key);
+  // OAuth tokens (token); private-key passphrases (passphrase). Paths such
+  // as ssl.key.location are withheld with them: a value pasted under the
+  // wrong key must not be what leaks.
+  constexpr std::array<std::string_view, 6> parts{"password", "secret", "passphrase", "jaas", "token", "key"};
+  // Whole values that are credentials, whatever their name says.
+  constexpr std::array<std::string_view, 2> exact{"sasl.oauthbearer.config", "sasl.oauthbearer.extensions"};
+  std::array<char, 256> lower{};
+  if (key.size() > lower.size()) return true;  // no librdkafka key is that long: withhold it
+  for (std::size_t i = 0; i < key.size(); ++i)
+    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(key[i])));
+  const std::string_view k(lower.data(), key.size());
+  for (auto e : exact)
+    if (e == k) return true;
   for (auto p : parts)
-    if (key.find(p) != std::string_view::npos) return true;
+    if (k.find(p) != std::string_view::npos) return true;
   return false;
 }
 
+namespace {
+
+// Every property name librdkafka has (global and topic), read once from its
+// own table (rd_kafka_conf_properties_show, CONFIGURATION.md's rows:
+// "name | C/P | ..."). rd_kafka_conf_get cannot tell: it answers "unknown"
+// for a known string property that is not set.
+std::set<std::string, std::less<>> librdkafka_property_names() {
+  std::set<std::string, std::less<>> names;
+  char* text = nullptr;
+  std::size_t size = 0;
+  FILE* out = ::open_memstream(&text, &size);
+  if (!out) return names;
+  rd_kafka_conf_properties_show(out);
+  std::fclose(out);
+  std::istringstream lines(std::string(text, size));
+  std::free(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto bar = line.find('|');
+    if (bar == std::string::npos) continue;
+    std::string_view name(line.data(), bar);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (name.empty() || name == "Property" || name.find_first_of(" -") == 0) continue;
+    names.emplace(name);
+  }
+  return names;
+}
+
+}  // namespace
+
+bool is_known_key(std::string_view key) {
+  static const std::set<std::string, std::less<>> names = librdkafka_property_names();
+  return names.find(key) != names.end();
+}
+
 std::string redact(std::string_view key, std::string_view value) {
-  return is_secret(key) ? std::string("[redacted]") : std::string(value);
+  if (is_secret(key)) return "[redacted]";
+  // A misspelled key (sasl.pasword) may hold what was meant for a secret
+  // one: its value is not shown either.
+  if (!is_known_key(key)) return "[withheld: not a librdkafka setting]";
+  return std::string(value);
 }
 
 std::string redact(const setting& s) { return redact(s.key, s.reference.empty() ? s.value : s.reference); }
@@ -354,10 +398,24 @@ config_result<conf_ptr> build_conf(const settings& engine, const settings& user)
 
 config_result<setting> parse_setting(std::string_view text) {
   const auto eq = text.find('=');
-  if (eq == std::string_view::npos || eq == 0) {
-    return config_error{
-        errc::invalid_setting, std::string(text.substr(0, eq)), 0,
-        "expected key=value, got '" + std::string(text.substr(0, eq)) + (eq == 0 ? "=...'" : "'")};
+  if (eq == 0)
+    return config_error{errc::invalid_setting, {}, 0, "expected key=value, got a value with no key"};
+  if (eq == std::string_view::npos) {
+    // Show no more than the key-like start of what was given: the rest may
+    // be a secret typed with a space or a colon instead of the '='
+    // (`-X 'sasl.password hunter2'`).
+    std::size_t n = 0;
+    while (n < text.size() && n < 64 &&
+           (std::isalnum(static_cast<unsigned char>(text[n])) || text[n] == '.' || text[n] == '_' ||
+            text[n] == '-'))
+      ++n;
+    const std::string shown(text.substr(0, n));
+    return config_error{errc::invalid_setting, shown, 0,
+                        "expected key=value, got '" + shown + "'" +
+                            (n < text.size() ? " followed by " + std::to_string(text.size() - n) +
+                                                   " more characters (not shown: they may hold a secret)"
+                                             : std::string()) +
+                            " and no '='"};
   }
   return setting{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
 }

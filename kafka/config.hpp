@@ -63,13 +63,17 @@ bool is_engine_owned(std::string_view key) noexcept;
 // The first engine-owned key among `user`, as an error that names it.
 config_result<void> check_user_settings(const settings& user);
 
-// True for keys whose value is a secret: *.password, *.secret, private keys,
-// SASL/OAuth configuration strings, Java JAAS configs.
+// True for keys whose value is a secret: a name holding password, secret,
+// passphrase, jaas, token or key, in any case, and the SASL/OAuth
+// configuration strings.
 bool is_secret(std::string_view key) noexcept;
-// `value` itself, or "[redacted]" for a secret key.
+// Whether librdkafka has a (global or topic) property of that name.
+bool is_known_key(std::string_view key);
+// `value` itself; "[redacted]" for a secret key; "[withheld: not a
+// librdkafka setting]" for a key librdkafka does not know (a misspelled
+// secret key must not leak its value).
 std::string redact(std::string_view key, std::string_view value);
-// "[redacted]" for a secret key, else the reference as written when the
-// value came from one, else the value.
+// As above, with the reference as written when the value came from one.
 std::string redact(const setting& s);
 // "k1=v1 k2=[redacted] k3=${env:NAME} ..." for one log line.
 std::string redacted(const settings& s);

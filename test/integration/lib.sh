@@ -41,6 +41,7 @@ create_topic() { "$kafka_local" topic create "$1" --partitions "$2" >/dev/null; 
 produce() { "$kafka_local" produce "$1" --null-marker null >/dev/null; }
 # consume_committed TOPIC: PARTITION<TAB>OFFSET<TAB>KEY<TAB>VALUE, read_committed
 consume_committed() { "$kafka_local" consume "$1" --committed; }
+group_members() { "$kafka_local" members "$1"; }
 # values_committed TOPIC: only the values, in partition then offset order
 values_committed() { consume_committed "$1" | cut -f4; }
 # committed_offset GROUP TOPIC PARTITION (prints "none" if nothing committed)

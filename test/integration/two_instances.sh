@@ -69,6 +69,10 @@ echo "partitions taken: a [$(assigned a)] b [$(assigned b)]"
 txn_a=$(grep -o 'transactional id [^,]*' "$work/a.log" | head -n1)
 txn_b=$(grep -o 'transactional id [^,]*' "$work/b.log" | head -n1)
 [[ -n $txn_a && $txn_a != "$txn_b" ]] || fail "the instances' transactional ids are not distinct: '$txn_a' '$txn_b'"
+# Each member names itself on the wire (kafka-consumer-groups --describe's
+# CLIENT-ID) as its transactional id, <application id>-<instance id>.
+check_eq "the group's members are named by their instances" \
+  "$(printf '%s\n' "${txn_a#transactional id }" "${txn_b#transactional id }" | sort)" "$(group_members "$app")"
 make_half 0 | produce "$src"
 wait_for_offsets "$app" "$src" "$half1" 180 || { show_log a; show_log b; fail "first half offsets"; }
 

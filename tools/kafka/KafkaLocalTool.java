@@ -13,6 +13,8 @@
 //   offsets BOOTSTRAP GROUP
 //     The group's committed offsets as TOPIC<TAB>PARTITION<TAB>OFFSET, sorted.
 //     An unknown group is an error (ConsumerGroupCommand exits 0 for it).
+//   members BOOTSTRAP GROUP
+//     The client ids of the group's current members, one per line, sorted.
 //
 // Exit codes: 0 done, 1 usage, 2 Kafka error or timeout, 3 no such topic or
 // group. tools/kafka-local compiles this once per source version into its
@@ -56,9 +58,11 @@ public final class KafkaLocalTool {
         status = dump(args[1], args[2], args[3], args[4].equals("json"), args[5]);
       } else if (args.length == 3 && args[0].equals("offsets")) {
         status = offsets(args[1], args[2]);
+      } else if (args.length == 3 && args[0].equals("members")) {
+        status = members(args[1], args[2]);
       } else {
         System.err.println("usage: KafkaLocalTool dump BOOTSTRAP TOPIC ISOLATION tsv|json NULL_MARKER"
-            + " | offsets BOOTSTRAP GROUP");
+            + " | offsets BOOTSTRAP GROUP | members BOOTSTRAP GROUP");
         status = 1;
       }
     } catch (Exception e) {
@@ -168,6 +172,25 @@ public final class KafkaLocalTool {
       node.put("payload", new String(record.value(), StandardCharsets.UTF_8));
     }
     return node.toString();
+  }
+
+  private static int members(String bootstrap, String group) throws Exception {
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+        Integer.toString((int) call_timeout.toMillis()));
+    try (Admin admin = Admin.create(props)) {
+      List<String> ids = new ArrayList<>();
+      for (var member : admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+               .get(call_timeout.toMillis(), TimeUnit.MILLISECONDS).members()) {
+        ids.add(member.clientId());
+      }
+      ids.sort(Comparator.naturalOrder());
+      for (String id : ids) {
+        System.out.println(id);
+      }
+      return 0;
+    }
   }
 
   private static int offsets(String bootstrap, String group) throws Exception {

@@ -270,7 +270,10 @@ int cmd_run(std::span<char* const> args) {
       // would break scripts that worked. But argv is readable by every local
       // user (ps, /proc/PID/cmdline) and lands in shell history and unit
       // files, which the engine's log redaction cannot help with.
-      if (kafka::is_secret(s->key) && !s->value.empty() && !kafka::has_reference(s->value))
+      // (A *.location key is a path, withheld from logs by its name but no
+      // secret to warn about.)
+      if (kafka::is_secret(s->key) && !s->key.ends_with(".location") && !s->value.empty() &&
+          !kafka::has_reference(s->value))
         std::cerr << "streamt run: warning: -X " << s->key
                   << " puts a secret on the command line, where other local users can read it (ps, "
                      "/proc/PID/cmdline); use -X '"

@@ -94,18 +94,40 @@ BOOST_AUTO_TEST_CASE(secrets_are_redacted_and_other_values_are_kept) {
        {"sasl.password", "ssl.key.password", "ssl.keystore.password", "sasl.oauthbearer.client.secret",
         "sasl.oauthbearer.config", "ssl.key.pem", "sasl.jaas.config", "some.future.password", "ssl_key",
         "sasl.oauthbearer.extensions", "sasl.oauthbearer.assertion.private.key.passphrase",
-        "sasl.oauthbearer.assertion.private.key.pem", "ssl.keystore.key"}) {
+        "sasl.oauthbearer.assertion.private.key.pem", "ssl.keystore.key", "SASL.PASSWORD", "Sasl.Jaas.Config",
+        "my.api.token", "ssl.key.location", "sasl.pasword.typo.secret"}) {
     BOOST_TEST(k::is_secret(key), key);
     BOOST_TEST(k::redact(key, "s3cret") == "[redacted]");
   }
-  // Identities, paths and public certificates stay readable: they are what
-  // an operator needs to debug a failed connection.
-  for (auto key :
-       {"sasl.username", "ssl.key.location", "ssl.certificate.pem", "ssl.ca.location", "ssl.ca.pem"})
+  // Identities, CA paths and public certificates stay readable: they are
+  // what an operator needs to debug a failed connection.
+  for (auto key : {"sasl.username", "ssl.certificate.pem", "ssl.ca.location", "ssl.ca.pem", "client.id"})
     BOOST_TEST(!k::is_secret(key), key);
   BOOST_TEST(k::redact("sasl.username", "alice") == "alice");
   BOOST_TEST(k::redacted({{"sasl.username", "alice"}, {"sasl.password", "s3cret"}}) ==
              "sasl.username=alice sasl.password=[redacted]");
+}
+
+BOOST_AUTO_TEST_CASE(a_key_librdkafka_does_not_know_has_its_value_withheld_from_logs) {
+  // sasl.pasword is not secret by its name, but it is what a mistyped
+  // sasl.password looks like.
+  BOOST_TEST(!k::is_known_key("sasl.pasword"));
+  BOOST_TEST(k::is_known_key("sasl.username"));
+  BOOST_TEST(k::is_known_key("acks"));  // a topic property
+  BOOST_TEST(k::redact("sasl.pasword", "hunter2") == "[withheld: not a librdkafka setting]");
+  BOOST_TEST(k::redacted({{"sasl.pasword", "hunter2"}, {"linger.ms", "5"}}) ==
+             "sasl.pasword=[withheld: not a librdkafka setting] linger.ms=5");
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_dash_x_setting_names_its_key_and_never_shows_the_rest) {
+  auto s = k::parse_setting("sasl.password hunter2");
+  BOOST_TEST_REQUIRE(s.has_error());
+  BOOST_TEST(s.error().message.find("hunter2") == std::string::npos);
+  BOOST_TEST(s.error().message.find("'sasl.password' followed by 8 more characters") != std::string::npos);
+  auto colon = k::parse_setting("sasl.password:hunter2");
+  BOOST_TEST_REQUIRE(colon.has_error());
+  BOOST_TEST(colon.error().message.find("hunter2") == std::string::npos);
+  BOOST_TEST(k::parse_setting("=hunter2").error().message.find("hunter2") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_dash_x_setting_splits_at_the_first_equals_sign) {
