@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <set>
 #include <tuple>
 #include <variant>
@@ -290,10 +289,12 @@ class runtime {
   run_report stopped_in_start_up(std::string_view where) {
     STREAMT_LOG(log_, info) << "stopping: a stop signal arrived during start-up (" << where
                             << "); no transaction was opened";
-    const ss::action a = session_.on(ss::stop_seen{facts()});
+    // The answer is close, with nothing to give up or leave: the group is
+    // not joined yet. The outcome is the session's.
+    session_.on(ss::stop_seen{facts()});
     metrics_->stopping();
-    (void)a;  // close, with nothing to give up or leave: the group is not joined yet
-    return fail(run_status::stopped, "stopped during start-up");
+    const ss::ending end = session_.outcome();
+    return fail(end.status, end.message);
   }
 
   run_report stopped_waiting_for_brokers() {
@@ -401,7 +402,6 @@ class runtime {
           break;
         }
         case act::abort: {
-          if (a.first_slice) call_began_ = steady_clock::now();
           const auto called = steady_clock::now();
           auto op = producer_->async_abort_transaction(a.slice);
           kafka::error_report e = co_await std::move(op);
@@ -912,8 +912,8 @@ class runtime {
   std::optional<kafka::poll_batch> held_;
   std::vector<record_view> views_;
   std::vector<header_view> headers_;
-  // When the commit or abort under way was first called, for its duration
-  // in the log and metrics (the session keeps its own for the protocol).
+  // When the commit under way was first called, for its duration in the log
+  // and metrics (the session keeps its own for the protocol).
   steady_clock::time_point call_began_{};
   bool restartable_ = false;
   asio::cancellation_signal drain_stop_;

@@ -197,15 +197,20 @@ bool run_session::still_under_way(const kafka::error_report& e, clock::time_poin
          now - *call_began_ < config_.whole_call_limit;
 }
 
+// A slice of commit_transaction or abort_transaction that ended with the
+// call still under way: call again (past the stop deadline, leave it to the
+// broker). nullopt once the slice is an outcome.
+std::optional<action> run_session::call_again(const kafka::error_report& r, clock::time_point called,
+                                              clock::time_point now, const commit::event& pending) {
+  if (!call_began_) call_began_ = called;
+  if (!still_under_way(r, now)) return std::nullopt;
+  return follow(stop_.past_deadline() ? machine_.step(commit::deadline_passed{}) : machine_.step(pending));
+}
+
 action run_session::handle(const commit_returned& e) {
-  if (!call_began_) call_began_ = e.called;
-  if (still_under_way(e.result, e.now)) {
-    // Past the stop deadline, each further slice is left to the broker.
-    return follow(stop_.past_deadline() ? machine_.step(commit::deadline_passed{})
-                                        : machine_.step(commit::commit_pending{}));
-  }
-  const clock::duration took = e.now - *call_began_;
-  call_began_.reset();
+  if (std::optional<action> again = call_again(e.result, e.called, e.now, commit::commit_pending{}))
+    return *again;
+  const clock::duration took = e.now - *std::exchange(call_began_, std::nullopt);
   std::string warning;
   if (!e.result.failed()) {
     sink_.committed();
@@ -218,10 +223,8 @@ action run_session::handle(const commit_returned& e) {
 }
 
 action run_session::handle(const abort_returned& e) {
-  if (!call_began_) call_began_ = e.called;
-  if (still_under_way(e.result, e.now))
-    return follow(stop_.past_deadline() ? machine_.step(commit::deadline_passed{})
-                                        : machine_.step(commit::abort_pending{}));
+  if (std::optional<action> again = call_again(e.result, e.called, e.now, commit::abort_pending{}))
+    return *again;
   call_began_.reset();
   std::string warning;
   if (!e.result.failed()) {
@@ -255,18 +258,17 @@ action run_session::handle(const retry_elapsed&) { return follow(machine_.step(c
 // ---- rebalances -------------------------------------------------------------------
 
 action run_session::handle(const revoked& e) {
+  revoking_ = e.partitions;
   if (machine_.current() == commit::machine::state::producing) {
     // The open transaction holds offsets of the revoked partitions: it must
     // end before they are given up, or the next owner reprocesses them.
     // With a lost assignment another member may own them already: abort.
-    revoking_ = e.partitions;
     if (e.lost)
       return follow(machine_.step(commit::delivery_failed{
           abortable(RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST,
                     "partitions were lost to another member before the transaction committed")}));
     return follow(machine_.step(commit::produced_ok{}));
   }
-  revoking_ = e.partitions;
   action a;
   a.kind = act::give_up;
   a.partitions = e.partitions;
@@ -361,11 +363,7 @@ action run_session::follow(commit::next_action a, std::string warning) {
       next.first_slice = !call_began_;
       return emit(std::move(next));
     case commit::action::rewind_to_committed:
-      ledger_.clear_pending();
-      txn_records_ = 0;
-      next.kind = act::rewind;
-      next.partitions.assign(ledger_.owned().begin(), ledger_.owned().end());
-      return emit(std::move(next));
+      return rewind(std::move(next.warning));
     case commit::action::retry_after:
       next.kind = act::retry_after;
       next.delay = a.delay;
@@ -390,19 +388,15 @@ action run_session::follow(commit::next_action a, std::string warning) {
       if (invalid_ && !stop_.terminal() && machine_.transactions_committed() == committed_before_invalid_ &&
           redos_ < config_.max_redos) {
         ++redos_;
-        next.warning = "the transaction before the record at " + invalid_->describe() +
-                       " was aborted; processing up to it again";
+        std::string warning = "the transaction before the record at " + invalid_->describe() +
+                              " was aborted; processing up to it again";
         committed_base_ += machine_.transactions_committed();
         aborted_base_ += machine_.transactions_aborted();
         machine_ = commit::machine{config_.commit_policy};
         invalid_.reset();
         stop_.resume_at_record();
         redo_rewind_ = true;
-        ledger_.clear_pending();
-        txn_records_ = 0;
-        next.kind = act::rewind;
-        next.partitions.assign(ledger_.owned().begin(), ledger_.owned().end());
-        return emit(std::move(next));
+        return rewind(std::move(warning));
       }
       if (!a.reason.empty()) next.warning = a.reason;
       return close(std::nullopt, std::move(next.warning));
@@ -413,6 +407,17 @@ action run_session::follow(commit::next_action a, std::string warning) {
       return close(ending{run_status::failed, a.reason, {}}, std::move(next.warning));
   }
   return close(ending{run_status::failed, "the commit machine asked for an unknown action", {}});
+}
+
+// Every owned partition back to its committed offset: nothing is pending.
+action run_session::rewind(std::string warning) {
+  ledger_.clear_pending();
+  txn_records_ = 0;
+  action a;
+  a.kind = act::rewind;
+  a.partitions.assign(ledger_.owned().begin(), ledger_.owned().end());
+  a.warning = std::move(warning);
+  return emit(std::move(a));
 }
 
 // A stop that came while the transaction began (it was open, not yet

@@ -247,6 +247,9 @@ class run_session {
   // The machine's answer, as the driver's next action.
   action follow(commit::next_action a, std::string warning = {});
   action after_flush(std::string warning);
+  action rewind(std::string warning);
+  std::optional<action> call_again(const kafka::error_report& r, clock::time_point called,
+                                   clock::time_point now, const commit::event& pending);
   action poll() const;
   action poll_or_commit(std::string warning);
   action close(std::optional<ending> failure, std::string warning = {});
