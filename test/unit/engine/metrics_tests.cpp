@@ -228,82 +228,88 @@ asio::awaitable<std::string> request(asio::ip::tcp::endpoint at, std::string met
   co_return answer;
 }
 
+// A metrics server listening on a free loopback port.
+struct listening {
+  asio::io_context io;
+  std::shared_ptr<engine::metrics> m = std::make_shared<engine::metrics>();
+  std::unique_ptr<engine::metrics_server> server;
+  asio::ip::tcp::endpoint at;
+
+  explicit listening(engine::metrics_server::limits l = {}) {
+    auto made =
+        engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m, l);
+    BOOST_TEST_REQUIRE(made.has_value());
+    server = std::move(*made);
+    at = server->local_endpoint();
+  }
+};
+
 std::string status_line(const std::string& answer) { return answer.substr(0, answer.find("\r\n")); }
 std::string body(const std::string& answer) { return answer.substr(answer.find("\r\n\r\n") + 4); }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(answers_health_readiness_and_metrics_as_the_run_goes) {
-  asio::io_context io;
-  auto m = std::make_shared<engine::metrics>();
-  auto server =
-      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m);
-  BOOST_TEST_REQUIRE(server.has_value());
-  const asio::ip::tcp::endpoint at = (*server)->local_endpoint();
-  BOOST_TEST(at.port() != 0);
+  listening srv;
+  BOOST_TEST(srv.at.port() != 0);
   bool served = false;
-  asio::co_spawn(io, (*server)->serve(), [&](std::exception_ptr e) {
+  asio::co_spawn(srv.io, srv.server->serve(), [&](std::exception_ptr e) {
     BOOST_TEST(!e);
     served = true;
   });
   bool checked = false;
   asio::co_spawn(
-      io,
+      srv.io,
       [&]() -> asio::awaitable<void> {
-        std::string a = co_await request(at, "GET", "/healthz");
+        std::string a = co_await request(srv.at, "GET", "/healthz");
         BOOST_TEST(status_line(a) == "HTTP/1.1 503 Service Unavailable");
-        m->run_started();
-        a = co_await request(at, "GET", "/healthz");
+        srv.m->run_started();
+        a = co_await request(srv.at, "GET", "/healthz");
         BOOST_TEST(status_line(a) == "HTTP/1.1 200 OK");
-        a = co_await request(at, "GET", "/readyz");
+        a = co_await request(srv.at, "GET", "/readyz");
         BOOST_TEST(status_line(a) == "HTTP/1.1 503 Service Unavailable");
         BOOST_TEST(body(a) == "not ready: waiting for the group to assign partitions\n");
-        m->assigned(4);
-        a = co_await request(at, "GET", "/readyz?verbose");
+        srv.m->assigned(4);
+        a = co_await request(srv.at, "GET", "/readyz?verbose");
         BOOST_TEST(status_line(a) == "HTTP/1.1 200 OK");
         BOOST_TEST(body(a) == "ready: 4 partition(s) assigned\n");
-        m->committed(counts(5, 2, 3, 0), 1ms);
-        a = co_await request(at, "GET", "/metrics");
+        srv.m->committed(counts(5, 2, 3, 0), 1ms);
+        a = co_await request(srv.at, "GET", "/metrics");
         BOOST_TEST(status_line(a) == "HTTP/1.1 200 OK");
         BOOST_TEST(a.find("Content-Type: text/plain; version=0.0.4; charset=utf-8") != std::string::npos);
         BOOST_TEST(samples_of(body(a)).at("streamt_records_produced_total") == "2");
-        a = co_await request(at, "HEAD", "/metrics");
+        a = co_await request(srv.at, "HEAD", "/metrics");
         BOOST_TEST(status_line(a) == "HTTP/1.1 200 OK");
         BOOST_TEST(body(a).empty());
-        a = co_await request(at, "POST", "/metrics");
+        a = co_await request(srv.at, "POST", "/metrics");
         BOOST_TEST(status_line(a) == "HTTP/1.1 405 Method Not Allowed");
-        a = co_await request(at, "GET", "/");
+        a = co_await request(srv.at, "GET", "/");
         BOOST_TEST(status_line(a) == "HTTP/1.1 404 Not Found");
         checked = true;
-        (*server)->stop();
+        srv.server->stop();
       },
       [](std::exception_ptr e) { BOOST_TEST(!e); });
-  io.run();  // returns only once stop() ended the accept loop
+  srv.io.run();  // returns only once stop() ended the accept loop
   BOOST_TEST(checked);
   BOOST_TEST(served);
 }
 
 BOOST_AUTO_TEST_CASE(stop_closes_a_kept_alive_connection_so_the_io_context_runs_out_of_work) {
-  asio::io_context io;
-  auto m = std::make_shared<engine::metrics>();
-  auto server =
-      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m);
-  BOOST_TEST_REQUIRE(server.has_value());
-  const asio::ip::tcp::endpoint at = (*server)->local_endpoint();
-  asio::co_spawn(io, (*server)->serve(), asio::detached);
+  listening srv;
+  asio::co_spawn(srv.io, srv.server->serve(), asio::detached);
   std::string answer;
   boost::system::error_code after_stop;
   asio::co_spawn(
-      io,
+      srv.io,
       [&]() -> asio::awaitable<void> {
         asio::ip::tcp::socket socket(co_await asio::this_coro::executor);
-        co_await socket.async_connect(at, asio::use_awaitable);
+        co_await socket.async_connect(srv.at, asio::use_awaitable);
         const std::string req = "GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n";  // keep-alive
         co_await asio::async_write(socket, asio::buffer(req), asio::use_awaitable);
         char buf[512];
         const std::size_t n = co_await socket.async_read_some(asio::buffer(buf), asio::use_awaitable);
         answer.assign(buf, n);
-        (*server)->stop();
+        srv.server->stop();
         // The server's own idle timeout (30 s) would close it too: the read
         // must end well before, or stop() left the connection open.
         using namespace asio::experimental::awaitable_operators;
@@ -315,7 +321,7 @@ BOOST_AUTO_TEST_CASE(stop_closes_a_kept_alive_connection_so_the_io_context_runs_
         after_stop = std::get<0>(std::get<0>(either));
       },
       [](std::exception_ptr e) { BOOST_TEST(!e); });
-  io.run();
+  srv.io.run();
   BOOST_TEST(status_line(answer) == "HTTP/1.1 503 Service Unavailable");
   BOOST_TEST(after_stop == asio::error::eof);
 }
@@ -345,68 +351,57 @@ asio::awaitable<std::string> raw_request(asio::ip::tcp::endpoint at, std::string
 }
 
 BOOST_AUTO_TEST_CASE(headers_over_the_limit_get_431_and_a_malformed_request_gets_400) {
-  asio::io_context io;
-  auto m = std::make_shared<engine::metrics>();
-  auto server =
-      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m);
-  BOOST_TEST_REQUIRE(server.has_value());
-  const asio::ip::tcp::endpoint at = (*server)->local_endpoint();
-  asio::co_spawn(io, (*server)->serve(), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  listening srv;
+  asio::co_spawn(srv.io, srv.server->serve(), [](std::exception_ptr e) { BOOST_TEST(!e); });
   bool checked = false;
   asio::co_spawn(
-      io,
+      srv.io,
       [&]() -> asio::awaitable<void> {
         const std::string big =
             "GET /metrics HTTP/1.1\r\nHost: t\r\nX-Big: " + std::string(9000, 'a') + "\r\n\r\n";
-        std::string a = co_await raw_request(at, big);
+        std::string a = co_await raw_request(srv.at, big);
         BOOST_TEST(status_line(a) == "HTTP/1.1 431 Request Header Fields Too Large");
-        a = co_await raw_request(at, "GET /metrics HTTP/9\r\n\r\n");
+        a = co_await raw_request(srv.at, "GET /metrics HTTP/9\r\n\r\n");
         BOOST_TEST(status_line(a) == "HTTP/1.1 400 Bad Request");
-        a = co_await request(at, "GET", "/healthz");  // still serving
+        a = co_await request(srv.at, "GET", "/healthz");  // still serving
         BOOST_TEST(status_line(a) == "HTTP/1.1 503 Service Unavailable");
         checked = true;
-        (*server)->stop();
+        srv.server->stop();
       },
       [](std::exception_ptr e) { BOOST_TEST(!e); });
-  io.run();
+  srv.io.run();
   BOOST_TEST(checked);
 }
 
 BOOST_AUTO_TEST_CASE(at_the_connection_cap_a_new_client_is_served_only_once_an_idle_one_was_closed) {
-  asio::io_context io;
-  auto m = std::make_shared<engine::metrics>();
-  auto server =
-      engine::metrics_server::listen(io.get_executor(), *engine::parse_listen_address("127.0.0.1:0"), m,
-                                     {.max_connections = 2, .idle_timeout = 300ms});
-  BOOST_TEST_REQUIRE(server.has_value());
-  const asio::ip::tcp::endpoint at = (*server)->local_endpoint();
-  asio::co_spawn(io, (*server)->serve(), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  listening srv{engine::metrics_server::limits{.max_connections = 2, .idle_timeout = 300ms}};
+  asio::co_spawn(srv.io, srv.server->serve(), [](std::exception_ptr e) { BOOST_TEST(!e); });
   // What happened, in order: "idle closed" for each idle connection the
   // server closed, "answered" for the request that came third.
   std::vector<std::string> events;
   auto idle = [&]() -> asio::awaitable<void> {
     asio::ip::tcp::socket socket(co_await asio::this_coro::executor);
-    co_await socket.async_connect(at, asio::use_awaitable);
+    co_await socket.async_connect(srv.at, asio::use_awaitable);
     char buf[16];
     auto [ec, n] = co_await socket.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
     (void)n;
     BOOST_TEST((ec == asio::error::eof || ec == asio::error::connection_reset));
     events.push_back("idle closed");
   };
-  asio::co_spawn(io, idle(), [](std::exception_ptr e) { BOOST_TEST(!e); });
-  asio::co_spawn(io, idle(), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  asio::co_spawn(srv.io, idle(), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  asio::co_spawn(srv.io, idle(), [](std::exception_ptr e) { BOOST_TEST(!e); });
   asio::co_spawn(
-      io,
+      srv.io,
       [&]() -> asio::awaitable<void> {
         // Its connect is initiated after both idle clients' (spawned first,
         // each connects in its first step), so the kernel queues it last.
-        const std::string a = co_await request(at, "GET", "/healthz");
+        const std::string a = co_await request(srv.at, "GET", "/healthz");
         BOOST_TEST(status_line(a) == "HTTP/1.1 503 Service Unavailable");
         events.push_back("answered");
-        (*server)->stop();
+        srv.server->stop();
       },
       [](std::exception_ptr e) { BOOST_TEST(!e); });
-  io.run();
+  srv.io.run();
   BOOST_TEST_REQUIRE(events.size() == 3u);
   BOOST_TEST(events.at(0) == "idle closed");
   BOOST_TEST(events.at(2) == "answered");
