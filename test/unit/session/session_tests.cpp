@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(a_batch_that_reaches_the_record_bound_commits_without_waiti
   BOOST_TEST(r.produce(r.arrive({{0, 2}})).kind == act::send_offsets);
 }
 
-BOOST_AUTO_TEST_CASE(offsets_are_sent_only_when_something_was_handed_over) {
+BOOST_AUTO_TEST_CASE(a_batch_whose_first_record_is_invalid_still_sends_that_partition_s_offset) {
   run r;
   r.owning({0});
   BOOST_TEST(r.arrive({{0, 0}}).kind == act::begin);
