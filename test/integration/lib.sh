@@ -109,6 +109,11 @@ wait_for_committed() {
   return 1
 }
 show_log() { echo "--- $1.log"; cat "$work/$1.log"; }
+# metrics_port NAME: the port NAME's log says it serves metrics on (empty
+# while it has not said so yet).
+metrics_port() {
+  grep -oE 'serving metrics on http://127\.0\.0\.1:[0-9]+' "$work/$1.log" | grep -oE '[0-9]+$' | head -n1 || true
+}
 
 # --- added for multi_partition, two_instances, keys_headers_timestamps,
 # bad_inputs ---

@@ -26,7 +26,7 @@ engine_pid[engine]=$!
 engine_pids+=("$!")
 port=
 for ((i = 0; i < 600; i++)); do
-  port=$(grep -oE 'serving metrics on http://127\.0\.0\.1:[0-9]+' "$work/engine.log" | grep -oE '[0-9]+$' || true)
+  port=$(metrics_port engine)
   [[ -n $port ]] && grep -q "no committed offset" "$work/engine.log" && break
   sleep 0.1
 done

@@ -79,7 +79,7 @@ for format in text json; do
   printf 'k-%s\t{"id":"%s","amount":1}\n' "$format" "$format" | produce "$src"
   port=
   for ((i = 0; i < 600; i++)); do
-    port=$(grep -oE 'serving metrics on http://127\.0\.0\.1:[0-9]+' "$work/$name.log" | grep -oE '[0-9]+$' | head -n1 || true)
+    port=$(metrics_port "$name")
     [[ -n $port ]] && grep -q "committed transaction 1" "$work/$name.log" && break
     sleep 0.1
   done

@@ -174,12 +174,16 @@ public final class KafkaLocalTool {
     return node.toString();
   }
 
-  private static int members(String bootstrap, String group) throws Exception {
+  private static Admin admin(String bootstrap) {
     Properties props = new Properties();
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
         Integer.toString((int) call_timeout.toMillis()));
-    try (Admin admin = Admin.create(props)) {
+    return Admin.create(props);
+  }
+
+  private static int members(String bootstrap, String group) throws Exception {
+    try (Admin admin = admin(bootstrap)) {
       List<String> ids = new ArrayList<>();
       for (var member : admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
                .get(call_timeout.toMillis(), TimeUnit.MILLISECONDS).members()) {
@@ -194,11 +198,7 @@ public final class KafkaLocalTool {
   }
 
   private static int offsets(String bootstrap, String group) throws Exception {
-    Properties props = new Properties();
-    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-        Integer.toString((int) call_timeout.toMillis()));
-    try (Admin admin = Admin.create(props)) {
+    try (Admin admin = admin(bootstrap)) {
       try {
         GroupState state = admin.describeConsumerGroups(List.of(group)).describedGroups()
             .get(group).get(call_timeout.toMillis(), TimeUnit.MILLISECONDS).groupState();
