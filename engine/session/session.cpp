@@ -462,8 +462,14 @@ action run_session::close(std::optional<ending> failure, std::string warning) {
     revoking_.reset();
   }
   // Leaving the group explicitly moves the partitions at once, not after
-  // the session timeout; a terminal stop does not wait for it.
-  a.leave_group = running_ && stop_.leaves_group(facts_);
+  // the session timeout; a terminal stop does not wait for it. A member
+  // that never got partitions does not leave either: its LeaveGroup would
+  // queue behind its own JoinGroup, which the coordinator holds until the
+  // rebalance completes (for as long as a departed member's session lasts,
+  // 45 s by default), and librdkafka waits 5 s for it in vain. Such a stop
+  // ends at once; the member it may leave in the group expires with its
+  // session (docs/operations.md, "Stopping").
+  a.leave_group = running_ && established_ && stop_.leaves_group(facts_);
   if (failure) {
     ending_ = std::move(failure);
   } else if (invalid_) {

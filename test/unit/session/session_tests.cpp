@@ -299,13 +299,23 @@ BOOST_AUTO_TEST_CASE(a_stop_before_the_run_started_ends_it_cleanly_without_leavi
   BOOST_TEST((r.s.stop_news_of(graceful) == ss::stop_news::none));
 }
 
-BOOST_AUTO_TEST_CASE(a_stop_after_joining_with_no_partitions_yet_leaves_the_group_and_stops) {
+BOOST_AUTO_TEST_CASE(a_stop_before_any_partition_came_stops_at_once_without_waiting_to_leave_the_group) {
   run r;
   BOOST_TEST(r.s.on(ss::started{}).kind == act::poll);
   const ss::action a = r.s.on(ss::stop_seen{graceful});
   BOOST_TEST(a.kind == act::close);
-  BOOST_TEST(a.leave_group);
+  BOOST_TEST(!a.leave_group);
   BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_after_all_partitions_were_revoked_still_leaves_the_group) {
+  run r;
+  r.owning({0});
+  BOOST_TEST(r.s.on(ss::revoked{{{0}}, false}).kind == act::give_up);
+  BOOST_TEST(r.s.on(ss::given_up{}).kind == act::poll);
+  const ss::action a = r.s.on(ss::stop_seen{graceful});
+  BOOST_TEST(a.kind == act::close);
+  BOOST_TEST(a.leave_group);
 }
 
 BOOST_AUTO_TEST_CASE(a_stop_with_partitions_and_nothing_open_stops_at_once) {
