@@ -15,6 +15,13 @@
 //     An unknown group is an error (ConsumerGroupCommand exits 0 for it).
 //   members BOOTSTRAP GROUP
 //     The client ids of the group's current members, one per line, sorted.
+//   instances BOOTSTRAP GROUP
+//     Their group.instance.id (static membership), "-" for a dynamic member.
+//   where BOOTSTRAP leader TOPIC PARTITION | group GROUP | transaction ID
+//     The node id of the partition's leader, of the group's coordinator, or
+//     of the transactional id's coordinator: what a cluster fault test kills.
+//   where BOOTSTRAP under-replicated
+//     The partitions (all topics) short of in-sync replicas, TOPIC<TAB>PARTITION.
 //
 // Exit codes: 0 done, 1 usage, 2 Kafka error or timeout, 3 no such topic or
 // group. tools/kafka-local compiles this once per source version into its
@@ -59,10 +66,15 @@ public final class KafkaLocalTool {
       } else if (args.length == 3 && args[0].equals("offsets")) {
         status = offsets(args[1], args[2]);
       } else if (args.length == 3 && args[0].equals("members")) {
-        status = members(args[1], args[2]);
+        status = members(args[1], args[2], false);
+      } else if (args.length == 3 && args[0].equals("instances")) {
+        status = members(args[1], args[2], true);
+      } else if (args.length >= 3 && args[0].equals("where")) {
+        status = where(args);
       } else {
         System.err.println("usage: KafkaLocalTool dump BOOTSTRAP TOPIC ISOLATION tsv|json NULL_MARKER"
-            + " | offsets BOOTSTRAP GROUP | members BOOTSTRAP GROUP");
+            + " | offsets BOOTSTRAP GROUP | members|instances BOOTSTRAP GROUP"
+            + " | where BOOTSTRAP leader TOPIC PARTITION|group GROUP|transaction ID|under-replicated");
         status = 1;
       }
     } catch (Exception e) {
@@ -182,12 +194,12 @@ public final class KafkaLocalTool {
     return Admin.create(props);
   }
 
-  private static int members(String bootstrap, String group) throws Exception {
+  private static int members(String bootstrap, String group, boolean instances) throws Exception {
     try (Admin admin = admin(bootstrap)) {
       List<String> ids = new ArrayList<>();
       for (var member : admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
                .get(call_timeout.toMillis(), TimeUnit.MILLISECONDS).members()) {
-        ids.add(member.clientId());
+        ids.add(instances ? member.groupInstanceId().orElse("-") : member.clientId());
       }
       ids.sort(Comparator.naturalOrder());
       for (String id : ids) {
@@ -228,5 +240,53 @@ public final class KafkaLocalTool {
       System.out.print(out);
     }
     return 0;
+  }
+
+  private static int where(String[] args) throws Exception {
+    final long wait = call_timeout.toMillis();
+    try (Admin admin = admin(args[1])) {
+      int node;
+      if (args.length == 5 && args[2].equals("leader")) {
+        int partition = Integer.parseInt(args[4]);
+        var description = admin.describeTopics(List.of(args[3])).allTopicNames()
+            .get(wait, TimeUnit.MILLISECONDS).get(args[3]);
+        var info = description.partitions().stream().filter(p -> p.partition() == partition).findFirst();
+        if (info.isEmpty() || info.get().leader() == null) {
+          System.err.println("kafka-local: " + args[3] + "/" + partition + " has no leader");
+          return 3;
+        }
+        node = info.get().leader().id();
+      } else if (args.length == 4 && args[2].equals("group")) {
+        node = admin.describeConsumerGroups(List.of(args[3])).describedGroups().get(args[3])
+            .get(wait, TimeUnit.MILLISECONDS).coordinator().id();
+      } else if (args.length == 3 && args[2].equals("under-replicated")) {
+        // Every partition with fewer in-sync replicas than replicas, as
+        // TOPIC<TAB>PARTITION lines: a rolling restart waits for none.
+        var names = admin.listTopics().names().get(wait, TimeUnit.MILLISECONDS);
+        var topics = admin.describeTopics(names).allTopicNames().get(wait, TimeUnit.MILLISECONDS);
+        List<String> lines = new ArrayList<>();
+        for (var topic : topics.values()) {
+          for (var info : topic.partitions()) {
+            if (info.isr().size() < info.replicas().size()) {
+              lines.add(topic.name() + "\t" + info.partition());
+            }
+          }
+        }
+        lines.sort(Comparator.naturalOrder());
+        for (String line : lines) {
+          System.out.println(line);
+        }
+        return 0;
+      } else if (args.length == 4 && args[2].equals("transaction")) {
+        node = admin.describeTransactions(List.of(args[3])).description(args[3])
+            .get(wait, TimeUnit.MILLISECONDS).coordinatorId();
+      } else {
+        System.err.println(
+            "usage: where BOOTSTRAP leader TOPIC PARTITION|group GROUP|transaction ID|under-replicated");
+        return 1;
+      }
+      System.out.println(node);
+      return 0;
+    }
   }
 }
