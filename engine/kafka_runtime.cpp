@@ -252,7 +252,10 @@ class runtime {
     if (!producer) co_return fail(run_status::rejected_config, producer.error().message);
     producer_ = std::move(*producer);
     sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink());
-    auto consumer = kafka::consumer::create(ex, plan_.identity.application_id, settings);
+    // One group.instance.id per state directory, never typed by hand: two
+    // instances with one would fence each other's consumers.
+    auto consumer = kafka::consumer::create(ex, plan_.identity.application_id,
+                                            options_.static_membership ? txn_id : std::string(), settings);
     if (!consumer) co_return fail(run_status::rejected_config, consumer.error().message);
     consumer_ = std::move(*consumer);
 
@@ -584,6 +587,11 @@ class runtime {
                 "replayed"};
       case ss::consumer_error_verdict::unavailable:
         return ss::run_failed{run_status::unavailable, "consumer: " + e.error.message};
+      case ss::consumer_error_verdict::fenced:
+        return ss::run_failed{run_status::fenced,
+                              "consumer: " + e.error.message +
+                                  "; another instance runs with this group.instance.id (a copy of this state "
+                                  "directory?): give each instance a state directory of its own"};
     }
     return std::nullopt;
   }

@@ -61,6 +61,13 @@ struct run_options {
   std::size_t max_records_per_transaction = 50000;
   reset_policy reset_offsets = reset_policy::none;
   bool allow_output_change = false;
+  // KIP-345 static membership: the consumer's group.instance.id is the
+  // instance's transactional id (<application id>-<instance id>), so an
+  // instance restarted from its state directory within session.timeout.ms
+  // takes its partitions back without a rebalance, and a stopped one keeps
+  // them (no LeaveGroup) until that timeout. For StatefulSets, each replica
+  // with a state directory of its own (docs/operations.md).
+  bool static_membership = false;
   // How long the brokers may take to answer at start-up (until partitions are
   // first taken). A running engine waits for them as long as they take.
   std::chrono::milliseconds connect_timeout{30000};

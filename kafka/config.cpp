@@ -20,7 +20,7 @@
 namespace streamt::kafka {
 namespace {
 
-constexpr std::array<std::string_view, 16> owned_keys{
+constexpr std::array<std::string_view, 17> owned_keys{
     "group.id",                       // the application id; the group is our identity
     "transactional.id",               // derived from the application id and instance
     "isolation.level",                // read_committed, or aborted output is read
@@ -37,6 +37,7 @@ constexpr std::array<std::string_view, 16> owned_keys{
     "enable.partition.eof",           // the poll loop does not expect EOF events
     "group.protocol",                 // the rebalance code assumes the classic protocol
     "group.remote.assignor",          // only meaningful with the new group protocol
+    "group.instance.id",              // --static-membership derives it from the instance id
 };
 
 bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\f'; }

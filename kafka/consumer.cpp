@@ -53,13 +53,15 @@ rd_kafka_resp_err_t retry_transient(Query query, std::chrono::milliseconds timeo
 }  // namespace
 
 config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_executor ex,
-                                                          std::string group_id, const settings& user) {
-  const settings engine{
+                                                          std::string group_id, std::string group_instance_id,
+                                                          const settings& user) {
+  settings engine{
       {"group.id", std::move(group_id)}, {"isolation.level", "read_committed"},
       {"enable.auto.commit", "false"},   {"enable.auto.offset.store", "false"},
       {"auto.offset.reset", "error"},    {"partition.assignment.strategy", "cooperative-sticky"},
       {"enable.partition.eof", "false"},
   };
+  if (!group_instance_id.empty()) engine.push_back({"group.instance.id", std::move(group_instance_id)});
   auto conf = build_conf(engine, user);
   if (!conf) return conf.error();
 
@@ -128,16 +130,25 @@ void consumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
   self->pending_rebalances_.push_back(std::move(ev));
 }
 
+namespace {
+
+// A fatal consumer error reaches us as __FATAL, by the error callback or as
+// a consumer_poll message; the underlying cause (FENCED_INSTANCE_ID, say) is
+// what classification needs, and only rd_kafka_fatal_error has it.
+error_report fatal_cause(rd_kafka_t* rk) {
+  char buf[512] = {};
+  const rd_kafka_resp_err_t code = rd_kafka_fatal_error(rk, buf, sizeof buf);
+  return {txn_error_info::fatal_error(code), std::string(rd_kafka_err2name(code)) + " (fatal): " + buf};
+}
+
+}  // namespace
+
 void consumer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
   auto* self = static_cast<consumer*>(opaque);
   auto code = static_cast<rd_kafka_resp_err_t>(err);
   consumer_error e;
   if (code == RD_KAFKA_RESP_ERR__FATAL) {
-    // The event carries only __FATAL; the underlying cause (e.g.
-    // FENCED_INSTANCE_ID) is what classification needs.
-    char buf[512] = {};
-    code = rd_kafka_fatal_error(rk, buf, sizeof buf);
-    e.error = {txn_error_info::fatal_error(code), std::string(rd_kafka_err2name(code)) + " (fatal): " + buf};
+    e.error = fatal_cause(rk);
   } else {
     // Client-level errors (all brokers down, resolution failures) are
     // informational: librdkafka keeps retrying. We surface them, flagged
@@ -163,6 +174,7 @@ poll_batch consumer::drain(std::size_t max) {
                                    ? std::string(static_cast<const char*>(m->payload), m->len)
                                    : std::string(rd_kafka_err2str(m->err));
       e.error.message = std::string(rd_kafka_err2name(m->err)) + ": " + text;
+      if (m->err == RD_KAFKA_RESP_ERR__FATAL) e.error = fatal_cause(rk_.get());
       if (m->rkt != nullptr) e.partition = topic_partition{rd_kafka_topic_name(m->rkt), m->partition};
       e.offset = m->offset;
       batch.errors.push_back(std::move(e));

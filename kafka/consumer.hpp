@@ -97,9 +97,11 @@ class consumer {
  public:
   // Creates the client (no network I/O yet). `user` holds bootstrap.servers
   // and the user's -X / --config settings; an engine-owned key in it is an
-  // error naming that key.
+  // error naming that key. A non-empty `group_instance_id` makes the member
+  // static (KIP-345).
   static config_result<std::unique_ptr<consumer>> create(boost::asio::any_io_executor ex,
-                                                         std::string group_id, const settings& user);
+                                                         std::string group_id, std::string group_instance_id,
+                                                         const settings& user);
 
   consumer(const consumer&) = delete;
   consumer& operator=(const consumer&) = delete;

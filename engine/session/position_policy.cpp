@@ -36,6 +36,9 @@ std::variant<start_at, start_refused> start_position(std::string_view name, std:
 consumer_error_verdict classify(const kafka::consumer_error& e) noexcept {
   const rd_kafka_resp_err_t code = e.error.info.code;
   if (code == RD_KAFKA_RESP_ERR__PARTITION_EOF) return consumer_error_verdict::ignore;
+  // Static membership: a newer member with our group.instance.id took over
+  // (a copy of this state directory runs); its producer fences ours too.
+  if (code == RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID) return consumer_error_verdict::fenced;
   if (code == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || code == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
     return consumer_error_verdict::out_of_range;
   if (code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||

@@ -52,6 +52,7 @@ enum class consumer_error_verdict {
   keep_going,    // transport and the like: librdkafka reconnects by itself (logged)
   out_of_range,  // the position was deleted: exit 78 and what to do
   unavailable,   // topic gone, not authorised, or a fatal consumer: exit 69
+  fenced,        // another consumer runs with our group.instance.id: exit 75
 };
 
 consumer_error_verdict classify(const kafka::consumer_error& e) noexcept;

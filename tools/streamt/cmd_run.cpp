@@ -103,6 +103,7 @@ std::string help() {
          "  --reset-offsets earliest|latest   proceed when a committed offset is out of range\n"
          "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
          "  --allow-output-change         accept a changed projection on restart\n"
+         "  --static-membership           group.instance.id from the instance id (KIP-345)\n"
          "  --stop-timeout-ms N           bound on a clean stop (default " +
          n(defaults.stop_timeout.count()) + "; " + range_of(stop_timeout_range) +
          ")\n"
@@ -183,7 +184,7 @@ int cmd_run(std::span<char* const> args) {
       {"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
        "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
        "--connect-timeout-ms", "--log-level", "--log-format", "--metrics-address"},
-      {"--help", "--allow-output-change"},
+      {"--help", "--allow-output-change", "--static-membership"},
       {"-X"}};
   arguments a;
   if (auto err = parse(args, spec, a)) return usage_error("run", *err);
@@ -197,6 +198,7 @@ int cmd_run(std::span<char* const> args) {
   engine::run_options options;
   options.bootstrap_servers = *a.get("--bootstrap-servers");
   options.allow_output_change = a.has("--allow-output-change");
+  options.static_membership = a.has("--static-membership");
   if (auto v = a.get("--commit-interval-ms")) {
     auto n = parse_number(*v, commit_interval_range);
     if (!n) return range_error("--commit-interval-ms", commit_interval_range, "milliseconds", *v);

@@ -49,7 +49,7 @@ struct mock_clients {
     BOOST_TEST_REQUIRE(mock != nullptr);
     rd_kafka_mock_topic_create(mock, "in", 1, 1);
     rd_kafka_mock_topic_create(mock, "out", 1, 1);
-    auto c = k::consumer::create(io.get_executor(), "streamt-test-group",
+    auto c = k::consumer::create(io.get_executor(), "streamt-test-group", "",
                                  {{"bootstrap.servers", rd_kafka_mock_cluster_bootstraps(mock)}});
     BOOST_TEST_REQUIRE(c.has_value(), (c.has_error() ? c.error().message : ""));
     consumer = std::move(*c);
@@ -106,7 +106,7 @@ std::string_view payload(const k::message_ptr& m) { return {static_cast<const ch
 
 BOOST_AUTO_TEST_CASE(creating_a_consumer_with_an_engine_owned_override_fails_naming_the_key) {
   asio::io_context io;
-  auto c = k::consumer::create(io.get_executor(), "g", {{"enable.auto.commit", "true"}});
+  auto c = k::consumer::create(io.get_executor(), "g", "", {{"enable.auto.commit", "true"}});
   BOOST_TEST_REQUIRE(c.has_error());
   BOOST_TEST(c.error().code == k::errc::engine_owned_setting);
   BOOST_TEST(c.error().key == "enable.auto.commit");

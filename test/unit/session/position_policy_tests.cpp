@@ -66,7 +66,7 @@ BOOST_AUTO_TEST_CASE(reset_offsets_moves_an_out_of_range_position_to_the_log_sta
   BOOST_TEST(l.note.find("--reset-offsets: starting at 100") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(consumer_errors_are_ignored_logged_refused_or_unavailable_by_their_code) {
+BOOST_AUTO_TEST_CASE(consumer_errors_are_ignored_logged_refused_unavailable_or_fenced_by_their_code) {
   using v = ss::consumer_error_verdict;
   BOOST_TEST((ss::classify(error_of(RD_KAFKA_RESP_ERR__PARTITION_EOF)) == v::ignore));
   BOOST_TEST((ss::classify(error_of(RD_KAFKA_RESP_ERR__TRANSPORT)) == v::keep_going));
@@ -75,6 +75,9 @@ BOOST_AUTO_TEST_CASE(consumer_errors_are_ignored_logged_refused_or_unavailable_b
   BOOST_TEST((ss::classify(error_of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)) == v::unavailable));
   BOOST_TEST((ss::classify(error_of(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)) == v::unavailable));
   BOOST_TEST((ss::classify(error_of(RD_KAFKA_RESP_ERR__FATAL, true)) == v::unavailable));
+  // A duplicate group.instance.id is fatal to the consumer, and it is a
+  // fence (exit 75), not an unavailable cluster.
+  BOOST_TEST((ss::classify(error_of(RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID, true)) == v::fenced));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
