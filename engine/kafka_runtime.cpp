@@ -839,17 +839,30 @@ class runtime {
         STREAMT_LOG(log_, debug) << "delivery report loop ended: " << ev.error().message();
         co_return;
       }
+      // A refused transaction fails every record in it, thousands a second:
+      // one line per error code and batch of reports, with the count.
+      std::vector<std::pair<const kafka::delivery_report*, std::size_t>> failures;
       for (const kafka::delivery_report& d : ev->deliveries) {
         if (!d.error.failed()) {
           session_.sink().delivered(d.opaque, d.partition.partition, d.offset);
           continue;
         }
         session_.sink().delivery_failed(d.opaque, d.error);
-        STREAMT_LOG(log_, warning) << "delivery to " << describe(d.partition)
-                                   << " failed: " << d.error.message;
+        auto same = std::find_if(failures.begin(), failures.end(), [&](const auto& f) {
+          return f.first->error.info.code == d.error.info.code;
+        });
+        if (same == failures.end())
+          failures.emplace_back(&d, 1);
+        else
+          ++same->second;
         // The open transaction will fail to commit (librdkafka reports it
         // abortable) and be aborted and rewound: nothing to do here.
       }
+      for (const auto& [first, count] : failures)
+        STREAMT_LOG(log_, warning) << "delivery to " << describe(first->partition)
+                                   << " failed: " << first->error.message
+                                   << (count > 1 ? " (and " + std::to_string(count - 1) + " more records)"
+                                                 : "");
       for (const std::string& json : ev->statistics)
         if (std::optional<client_statistics> s = parse_client_statistics(json))
           metrics_->statistics(std::move(*s));

@@ -114,7 +114,38 @@ action run_session::handle(const records_arrived& e) {
   return follow({commit::action::produce, {}, {}});
 }
 
+// ---- authorisation -------------------------------------------------------------
+
+namespace {
+
+// What each refusal needs granted, for the one line that ends the run.
+std::optional<std::string> grant_for(rd_kafka_resp_err_t code, const config& c) {
+  switch (code) {
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+      return "Read and Describe on topic '" + c.source_topic + "', Write and Describe on topic '" +
+             c.sink_topic + "'";
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+      return "Read on group '" + c.application_id + "'";
+    case RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
+      return "Write and Describe on the transactional ids with prefix '" + c.application_id + "-'";
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+      return "IdempotentWrite on the cluster";
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void run_session::note_refusal(const kafka::error_report& e) {
+  if (!not_authorised_.empty() || !e.failed()) return;
+  if (std::optional<std::string> grant = grant_for(e.info.code, config_))
+    not_authorised_ = "the brokers refuse this client: " + e.message + ". Grant its principal " + *grant +
+                      " (kafka-acls), then start it again";
+}
+
 action run_session::handle(const began& e) {
+  note_refusal(e.result);
   if (!e.result.failed()) {
     txn_started_ = e.now;
     txn_records_ = 0;
@@ -134,6 +165,7 @@ action run_session::handle(const batch_produced& e) {
   txn_records_ += r.handled;
   batch_ = {};
   if (std::optional<kafka::error_report> failed = sink_.take_error()) {
+    note_refusal(*failed);
     std::string warning = "producing failed: " + failed->message + "; aborting the transaction";
     return follow(machine_.step(commit::delivery_failed{std::move(*failed)}), std::move(warning));
   }
@@ -161,6 +193,7 @@ action run_session::handle(const commit_due&) {
 // ---- the transaction ------------------------------------------------------------
 
 action run_session::handle(const flushed& e) {
+  note_refusal(e.result);
   if (e.result.failed()) {
     // Unknown whether every record landed: abort, never commit.
     kafka::error_report f = abortable(
@@ -187,6 +220,7 @@ action run_session::after_flush(std::string warning) {
 }
 
 action run_session::handle(const offsets_sent& e) {
+  note_refusal(e.result);
   std::string warning;
   if (e.result.failed()) warning = "send_offsets_to_transaction failed: " + e.result.message;
   return follow(machine_.step(commit::offsets_sent{e.result}), std::move(warning));
@@ -211,6 +245,7 @@ action run_session::handle(const commit_returned& e) {
   if (std::optional<action> again = call_again(e.result, e.called, e.now, commit::commit_pending{}))
     return *again;
   const clock::duration took = e.now - *std::exchange(call_began_, std::nullopt);
+  note_refusal(e.result);
   std::string warning;
   if (!e.result.failed()) {
     sink_.committed();
@@ -363,6 +398,13 @@ action run_session::follow(commit::next_action a, std::string warning) {
       next.first_slice = !call_began_;
       return emit(std::move(next));
     case commit::action::rewind_to_committed:
+      // Aborted for a refusal: nothing is open, and every retry would meet
+      // the same ACL.
+      if (!not_authorised_.empty()) {
+        ledger_.clear_pending();
+        txn_records_ = 0;
+        return close(ending{run_status::unavailable, not_authorised_, {}}, std::move(next.warning));
+      }
       return rewind(std::move(next.warning));
     case commit::action::retry_after:
       next.kind = act::retry_after;
@@ -404,6 +446,10 @@ action run_session::follow(commit::next_action a, std::string warning) {
       return close(ending{run_status::fenced, a.reason + "; another instance runs with this identity", {}},
                    std::move(next.warning));
     case commit::action::fatal:
+      // A refusal made fatal (TRANSACTIONAL_ID_AUTHORIZATION_FAILED is): no
+      // new producer would be let in either, so no in-process restart.
+      if (!not_authorised_.empty())
+        return close(ending{run_status::unavailable, not_authorised_, {}}, std::move(next.warning));
       return close(ending{run_status::failed, a.reason, {}}, std::move(next.warning));
   }
   return close(ending{run_status::failed, "the commit machine asked for an unknown action", {}});

@@ -277,6 +277,11 @@ class run_session {
   // The batch in hand, from records_arrived until batch_produced.
   std::span<const record_view> batch_;
   std::optional<invalid_record> refused_;  // the unproducible record in the batch in hand
+  // The first authorisation refusal a call met (ACLs): the run ends with
+  // exit 69 once nothing is open, instead of aborting and retrying a
+  // transaction the brokers will refuse every time.
+  std::string not_authorised_;
+  void note_refusal(const kafka::error_report& e);
   // The open transaction's pace.
   clock::time_point txn_started_{};
   std::size_t txn_records_ = 0;

@@ -454,7 +454,7 @@ BOOST_AUTO_TEST_CASE(an_abortable_produce_error_aborts_rewinds_and_produces_the_
   // left a sequence gap), so the next attempts may abort too: how many is
   // librdkafka's business; that each abort is followed by a rewind and the
   // run ends with the records committed once is the engine's.
-  cluster.push_errors(1, api::produce, {{RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, 0}});
+  cluster.push_errors(1, api::produce, {{RD_KAFKA_RESP_ERR_INVALID_REQUIRED_ACKS, 0}});
   temp_state_dir dir;
   const run_outcome run = run_engine(cluster, dir.path(), once_committed_after_an_abort(cluster));
 
@@ -489,7 +489,7 @@ void one_abort_one_rewind_then_committed_once(const run_outcome& run, const mock
 BOOST_AUTO_TEST_CASE(an_abortable_add_partitions_error_aborts_rewinds_and_the_run_continues) {
   mock_cluster cluster(1);
   cluster.seed(six_orders);
-  cluster.push_errors(1, api::add_partitions_to_txn, {{RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, 0}});
+  cluster.push_errors(1, api::add_partitions_to_txn, {{RD_KAFKA_RESP_ERR_UNKNOWN, 0}});
   temp_state_dir dir;
   const run_outcome run = run_engine(cluster, dir.path(), once_committed_after_an_abort(cluster));
 
@@ -506,7 +506,7 @@ BOOST_AUTO_TEST_CASE(an_abortable_add_partitions_error_aborts_rewinds_and_the_ru
 BOOST_AUTO_TEST_CASE(metrics_count_an_aborted_and_redone_transaction_once_and_report_ready_while_committing) {
   mock_cluster cluster(1);
   cluster.seed(six_orders);
-  cluster.push_errors(1, api::add_partitions_to_txn, {{RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, 0}});
+  cluster.push_errors(1, api::add_partitions_to_txn, {{RD_KAFKA_RESP_ERR_UNKNOWN, 0}});
   temp_state_dir dir;
   auto m = std::make_shared<engine::metrics>();
   run_params params;
@@ -544,7 +544,7 @@ BOOST_AUTO_TEST_CASE(metrics_count_an_aborted_and_redone_transaction_once_and_re
 BOOST_AUTO_TEST_CASE(a_rewind_whose_committed_offsets_answer_outlasts_the_connect_timeout_waits_for_it) {
   mock_cluster cluster(1);
   cluster.seed(six_orders);
-  cluster.push_errors(1, api::add_partitions_to_txn, {{RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, 0}});
+  cluster.push_errors(1, api::add_partitions_to_txn, {{RD_KAFKA_RESP_ERR_UNKNOWN, 0}});
   // OffsetFetch answers in order: taking the partitions (at once), the
   // rewind's first request (after 3 s, so it times out unanswered).
   cluster.push_errors(1, api::offset_fetch,
@@ -562,8 +562,8 @@ BOOST_AUTO_TEST_CASE(a_rewind_whose_committed_offsets_answer_outlasts_the_connec
 namespace {
 
 // The first transaction's EndTxn fails with `err`: the run must end by itself
-// with `expected` (exit 75) and nothing committed.
-void end_txn_failure_ends_the_run(rd_kafka_resp_err_t err, engine::run_status expected) {
+// with `expected` (exit `exit`) and nothing committed.
+void end_txn_failure_ends_the_run(rd_kafka_resp_err_t err, engine::run_status expected, int exit = 75) {
   mock_cluster cluster(1);
   cluster.seed(six_orders);
   cluster.push_errors(1, api::end_txn, {{err, 0}});
@@ -573,7 +573,7 @@ void end_txn_failure_ends_the_run(rd_kafka_resp_err_t err, engine::run_status ex
   BOOST_TEST(!run.watchdog_fired);
   BOOST_TEST(!run.stop_requested);
   BOOST_TEST((run.report.status == expected), run.report.message);
-  BOOST_TEST(engine::to_int(engine::exit_code_of(run.report.status)) == 75);
+  BOOST_TEST(engine::to_int(engine::exit_code_of(run.report.status)) == exit);
   BOOST_TEST(cluster.pending_errors(1, api::end_txn) == 0u);
   BOOST_TEST(run.report.transactions_committed == 0u);
   BOOST_TEST(!run.report.message.empty());
@@ -589,9 +589,11 @@ BOOST_AUTO_TEST_CASE(an_invalid_producer_epoch_answer_ends_the_run_as_fenced_wit
   end_txn_failure_ends_the_run(RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH, engine::run_status::fenced);
 }
 
-BOOST_AUTO_TEST_CASE(a_transactional_id_authorization_failure_ends_the_run_as_failed_without_committing) {
+// An ACL refusal: no in-process restart (a new producer is refused too),
+// exit 69 (restart with a delay, once the ACL is granted).
+BOOST_AUTO_TEST_CASE(a_transactional_id_authorization_failure_ends_the_run_unavailable_without_committing) {
   end_txn_failure_ends_the_run(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                               engine::run_status::failed);
+                               engine::run_status::unavailable, 69);
 }
 
 // librdkafka 2.0.2 answered an abort after a broker restart with a fatal

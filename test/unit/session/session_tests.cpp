@@ -542,6 +542,48 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST(a.warning.find("offset 182 follows offset 181") != std::string::npos);
 }
 
+// ACLs: a sink this principal may not write to. librdkafka makes the
+// refusal abortable, and an abort and retry would meet it every time (it
+// flooded the log and ended in exit 75 after in-process restarts): one
+// abort, then exit 69 naming what to grant.
+BOOST_AUTO_TEST_CASE(a_sink_the_acls_refuse_ends_the_run_unavailable_after_one_abort_naming_the_grant) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  BOOST_TEST(r.s.on(ss::commit_due{}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{abortable(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)}).kind ==
+             act::abort);
+  const ss::action end = r.abort_returns(ok());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(r.s.outcome().message.find("Write and Describe on topic 'big-orders'") != std::string::npos,
+             r.s.outcome().message);
+  BOOST_TEST(r.s.ledger().pending().empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_transactional_id_the_acls_refuse_is_unavailable_not_a_fatal_error_to_restart_from) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.to_commit();
+  const ss::action end = r.commit_returns(
+      {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+       "not allowed"});
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(r.s.outcome().message.find("prefix 'orders-app-'") != std::string::npos, r.s.outcome().message);
+}
+
+BOOST_AUTO_TEST_CASE(an_ordinary_abortable_error_still_aborts_rewinds_and_goes_on) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}});
+  BOOST_TEST(r.s.on(ss::commit_due{}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{abortable()}).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+}
+
 // broker_kill: a restarted coordinator answers a stale committed offset; the
 // ledger says so (the driver asks again), and a stop while waiting ends the
 // run cleanly, nothing being open after the abort.
