@@ -137,6 +137,18 @@ std::optional<std::string> grant_for(rd_kafka_resp_err_t code, const config& c) 
 
 }  // namespace
 
+// After an abort for a refusal nothing is open, and every retry would meet
+// the same ACL: the run ends, exit 69.
+action run_session::close_refused(std::string warning) {
+  return close(ending{run_status::unavailable, not_authorised_, {}}, std::move(warning));
+}
+
+// Nothing of the transaction is pending any more: ended, or given up.
+void run_session::forget_transaction() {
+  ledger_.clear_pending();
+  txn_records_ = 0;
+}
+
 void run_session::note_refusal(const kafka::error_report& e) {
   if (!not_authorised_.empty() || !e.failed()) return;
   if (std::optional<std::string> grant = grant_for(e.info.code, config_))
@@ -336,8 +348,7 @@ action run_session::follow(commit::next_action a, std::string warning) {
   switch (a.kind) {
     case commit::action::consume:
       // The transaction ended (committed, or aborted and rewound).
-      ledger_.clear_pending();
-      txn_records_ = 0;
+      forget_transaction();
       if (stop_.stopping()) return close(std::nullopt, std::move(next.warning));
       if (revoking_) {
         next.kind = act::give_up;
@@ -401,9 +412,8 @@ action run_session::follow(commit::next_action a, std::string warning) {
       // Aborted for a refusal: nothing is open, and every retry would meet
       // the same ACL.
       if (!not_authorised_.empty()) {
-        ledger_.clear_pending();
-        txn_records_ = 0;
-        return close(ending{run_status::unavailable, not_authorised_, {}}, std::move(next.warning));
+        forget_transaction();
+        return close_refused(std::move(next.warning));
       }
       return rewind(std::move(next.warning));
     case commit::action::retry_after:
@@ -448,8 +458,7 @@ action run_session::follow(commit::next_action a, std::string warning) {
     case commit::action::fatal:
       // A refusal made fatal (TRANSACTIONAL_ID_AUTHORIZATION_FAILED is): no
       // new producer would be let in either, so no in-process restart.
-      if (!not_authorised_.empty())
-        return close(ending{run_status::unavailable, not_authorised_, {}}, std::move(next.warning));
+      if (!not_authorised_.empty()) return close_refused(std::move(next.warning));
       return close(ending{run_status::failed, a.reason, {}}, std::move(next.warning));
   }
   return close(ending{run_status::failed, "the commit machine asked for an unknown action", {}});
@@ -457,8 +466,7 @@ action run_session::follow(commit::next_action a, std::string warning) {
 
 // Every owned partition back to its committed offset: nothing is pending.
 action run_session::rewind(std::string warning) {
-  ledger_.clear_pending();
-  txn_records_ = 0;
+  forget_transaction();
   action a;
   a.kind = act::rewind;
   a.partitions.assign(ledger_.owned().begin(), ledger_.owned().end());

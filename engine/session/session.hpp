@@ -282,6 +282,8 @@ class run_session {
   // transaction the brokers will refuse every time.
   std::string not_authorised_;
   void note_refusal(const kafka::error_report& e);
+  action close_refused(std::string warning);
+  void forget_transaction();
   // The open transaction's pace.
   clock::time_point txn_started_{};
   std::size_t txn_records_ = 0;
