@@ -497,13 +497,20 @@ class runtime {
     } else if (polled && a.commit_at) {
       // Wait for records, or for the open transaction's commit deadline.
       asio::steady_timer commit_timer(ex, *a.commit_at);
-      auto either = co_await (poll_accepting_total(a.max_records) || deadline_accepting_total(commit_timer));
+      // The race only waits: what is ready is taken after it, so nothing
+      // drained is thrown away with the loser (see async_wait_ready).
+      auto either = co_await (ready_accepting_total() || deadline_accepting_total(commit_timer));
       if (either.index() == 1) {
         const auto [ec] = std::get<1>(either);
         if (!ec) co_return session_.on(ss::commit_due{});
         co_return a;  // a stop: the loop feeds it
       }
-      polled = std::move(std::get<0>(either));
+      if (const boost::system::error_code ec = std::get<0>(either)) {
+        polled = ec;
+      } else {
+        polled = consumer_->try_poll_batch(a.max_records);
+        if (polled && polled->empty()) co_return a;  // woken for nothing: poll again
+      }
     } else if (polled) {
       polled = co_await consumer_->async_poll_batch(a.max_records);
     }
@@ -518,16 +525,16 @@ class runtime {
     co_return a;  // nothing but errors or a rebalance: taken at the next poll
   }
 
-  // async_poll_batch inside `||` runs as a child coroutine, which by default
-  // lets only terminal cancellation in: this one lets the graceful stop in
-  // too. A stop emitted before this child started never reached it: stop_
-  // holds it, so the child does not start waiting.
-  asio::awaitable<boost::system::result<kafka::poll_batch>> poll_accepting_total(std::size_t max) {
+  // The wait for records inside `||` runs as a child coroutine, which by
+  // default lets only terminal cancellation in: this one lets the graceful
+  // stop in too. A stop emitted before this child started never reached it:
+  // stop_ holds it, so the child does not start waiting.
+  asio::awaitable<boost::system::error_code> ready_accepting_total() {
     co_await asio::this_coro::reset_cancellation_state(asio::enable_total_cancellation());
     if (stop_news()) co_return boost::system::error_code(asio::error::operation_aborted);
-    auto op = consumer_->async_poll_batch(max);
-    boost::system::result<kafka::poll_batch> r = co_await std::move(op);
-    co_return r;
+    auto op = consumer_->async_wait_ready();
+    const boost::system::error_code ec = co_await std::move(op);
+    co_return ec;
   }
 
   // The commit deadline inside `||`, a child coroutine too, letting the

@@ -204,6 +204,12 @@ boost::asio::awaitable<boost::system::result<poll_batch>> consumer::async_poll_b
   }
 }
 
+boost::asio::awaitable<boost::system::error_code> consumer::async_wait_ready() {
+  if (closing_ || closed_) co_return boost::system::error_code(errc::closed);
+  auto [ec] = co_await waker_->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+  co_return ec;
+}
+
 boost::system::result<poll_batch> consumer::try_poll_batch(std::size_t max) {
   if (closing_ || closed_) return boost::system::error_code(errc::closed);
   return drain(max);

@@ -130,6 +130,17 @@ class consumer {
   // Error: errc::closed after async_close. Never blocks.
   boost::system::result<poll_batch> try_poll_batch(std::size_t max);
 
+  // Waits until something may be ready, and consumes nothing: for a wait
+  // raced against another (`||`), whose loser's result is thrown away. A
+  // batch drained inside the race and lost there would skip its records
+  // (librdkafka's position has moved past them) or leave a rebalance
+  // unacknowledged; waiting alone loses nothing. Call it only right after a
+  // try_poll_batch that came back empty (the queue was empty, so the next
+  // enqueue writes the eventfd), then try_poll_batch again; the batch may
+  // be empty after a wake-up (an event librdkafka served itself).
+  // Error: operation_aborted when cancelled, errc::closed after async_close.
+  boost::asio::awaitable<boost::system::error_code> async_wait_ready();
+
   // Acknowledge a rebalance_event. `offsets` may carry the start offset per
   // partition (absolute, RD_KAFKA_OFFSET_BEGINNING/END) or no_offset for
   // "the committed offset". Non-blocking.
