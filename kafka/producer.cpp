@@ -36,7 +36,23 @@ config_result<std::unique_ptr<producer>> producer::create(boost::asio::any_io_ex
       {"acks", "all"},
       {"partitioner", "murmur2_random"},
   };
-  auto conf = build_conf(engine, user);
+  // Defaults the user may override (-X), applied before the user's settings.
+  //
+  // connections.max.idle.ms: librdkafka 2.10 and later (the pinned 2.15.1
+  // too) can leave send_offsets_to_transaction waiting for good when the
+  // broker that was the group coordinator is killed: the coordinator stays
+  // cached as a broker object librdkafka has decommissioned, the request's
+  // own timeout is never checked (librdkafka issues 5456 and 5511), and only
+  // a state change of some broker connection makes it look the coordinator
+  // up again. Seen in tools/faults' txn_coordinator_kill and
+  // group_coordinator_kill on a 3-node cluster: no record, no log line, for
+  // 300 s. An idle connection that closes is such a change; while the call
+  // waits, every connection of the producer is idle, so this bounds the wait
+  // to about 15 s. A busy connection never idles; one idle for 15 s costs a
+  // reconnect when it is next needed.
+  settings with_defaults{{"connections.max.idle.ms", "15000"}};
+  with_defaults.insert(with_defaults.end(), user.begin(), user.end());
+  auto conf = build_conf(engine, with_defaults);
   if (!conf) return conf.error();
   // Delivery reports, errors and statistics become events on the main queue
   // instead of callbacks run from inside a poll call.

@@ -15,11 +15,18 @@ kafka_local="$root/tools/kafka-local"
 # shellcheck disable=SC1090
 source "$STREAMT_BROKER_ENV"
 export STREAMT_KAFKA_DIR STREAMT_BOOTSTRAP
-work=$(mktemp -d "${TMPDIR:-/tmp}/streamt-it-XXXXXX")
+# STREAMT_KEEP_WORK=DIR: the work directory (engine logs, state
+# directories) is DIR and is kept, for a caller that inspects it afterwards.
+if [[ -n ${STREAMT_KEEP_WORK:-} ]]; then
+  work=$STREAMT_KEEP_WORK
+  mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/streamt-it-XXXXXX")
+fi
 engine_pids=()
 cleanup() {
   for p in "${engine_pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  rm -rf "$work"
+  [[ -n ${STREAMT_KEEP_WORK:-} ]] || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -65,12 +72,17 @@ JSON
 
 # start_engine NAME PLAN STATE_DIR [ARGS...]: runs `streamt run` in the
 # background, logging to $work/NAME.log; its pid goes to engine_pid[NAME].
+# With STREAMT_ENGINE_BOOTSTRAP (and STREAMT_ENGINE_CONFIG, a --config file)
+# the engine connects there instead, to a secured listener, while the checks
+# keep reading through the broker's PLAINTEXT listener
+# (test/package/deb_cluster_scram.sh runs the acceptance sequence that way).
 declare -A engine_pid
 start_engine() {
-  local name=$1 plan=$2 state=$3
+  local name=$1 plan=$2 state=$3 secured=()
   shift 3
-  "$STREAMT_BINARY" run "$plan" --bootstrap-servers "$STREAMT_BOOTSTRAP" --state-dir "$state" "$@" \
-    >"$work/$name.log" 2>&1 &
+  [[ -z ${STREAMT_ENGINE_CONFIG:-} ]] || secured=(--config "$STREAMT_ENGINE_CONFIG")
+  "$STREAMT_BINARY" run "$plan" --bootstrap-servers "${STREAMT_ENGINE_BOOTSTRAP:-$STREAMT_BOOTSTRAP}" \
+    --state-dir "$state" "${secured[@]+"${secured[@]}"}" "$@" >"$work/$name.log" 2>&1 &
   engine_pid[$name]=$!
   engine_pids+=("$!")
 }
