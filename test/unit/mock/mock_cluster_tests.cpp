@@ -166,13 +166,12 @@ class mock_cluster {
   // (read_uncommitted), not from its watermarks: librdkafka 2.15's mock
   // writes transaction markers, which take offsets but are not records.
   std::int64_t log_size(const char* topic) const {
-    const k::kafka_ptr reader =
-        new_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstraps()},
-                                       {"group.id", "mock-observer"},
-                                       {"isolation.level", "read_uncommitted"},
-                                       {"enable.partition.eof", "true"},
-                                       {"enable.auto.commit", "false"},
-                                       {"log_level", "3"}});
+    const k::kafka_ptr reader = new_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstraps()},
+                                                               {"group.id", "mock-observer"},
+                                                               {"isolation.level", "read_uncommitted"},
+                                                               {"enable.partition.eof", "true"},
+                                                               {"enable.auto.commit", "false"},
+                                                               {"log_level", "3"}});
     k::partition_list_ptr list(rd_kafka_topic_partition_list_new(1));
     rd_kafka_topic_partition_list_add(list.get(), topic, 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
     BOOST_TEST_REQUIRE(rd_kafka_assign(reader.get(), list.get()) == RD_KAFKA_RESP_ERR_NO_ERROR);
