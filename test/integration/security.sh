@@ -48,16 +48,10 @@ key_pw="keypw-$(rand)"
 echo "== certificates (openssl)"
 tls=$sec/tls
 mkdir -p "$tls"
+source "$root/test/integration/tls_certs.sh"
 (
+  make_ca_and_broker_cert "$tls" || exit 1
   cd "$tls"
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=streamt test CA" \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
-  # The broker's certificate names 127.0.0.1 and localhost, so the client's
-  # https endpoint identification accepts it on the loopback address.
-  openssl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj "/CN=localhost"
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >broker.ext
-  openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out broker.crt -days 2 -extfile broker.ext
-  cat broker.key broker.crt >broker.pem
   # The client's key is encrypted: ssl.key.password is a secret to keep out of logs.
   openssl req -newkey rsa:2048 -keyout client.key -passout "pass:$key_pw" -out client.csr -subj "/CN=streamt-client"
   printf 'extendedKeyUsage=clientAuth\n' >client.ext

@@ -44,17 +44,8 @@ trap finish EXIT
 password="deb-scram-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 tls=$sec/tls
 mkdir -p "$tls"
-(
-  cd "$tls"
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=streamt deb test CA" \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
-  # One certificate for every node: they all listen on 127.0.0.1, which the
-  # client's https endpoint identification checks against the IP SAN.
-  openssl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj "/CN=localhost"
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >broker.ext
-  openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out broker.crt -days 2 -extfile broker.ext
-  cat broker.key broker.crt >broker.pem
-) 2>"$sec/openssl.log" || { cat "$sec/openssl.log" >&2; exit 1; }
+source "$root/test/integration/tls_certs.sh"
+make_ca_and_broker_cert "$tls" 2>"$sec/openssl.log" || { cat "$sec/openssl.log" >&2; exit 1; }
 
 echo "== a 3-node cluster with SASL_SSL listeners and a SCRAM user"
 "$root/tools/kafka-local" start --brokers 3 --dir "$sec/cluster" --tls-dir "$tls" --scram-user "alice:$password" \
