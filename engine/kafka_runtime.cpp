@@ -5,6 +5,7 @@
 
 #include "engine/log.hpp"
 #include "engine/session/position_policy.hpp"
+#include "engine/session/refusal.hpp"
 #include "engine/session/session.hpp"
 #include "engine/state_dir.hpp"
 #include "kafka/config.hpp"
@@ -271,6 +272,8 @@ class runtime {
         STREAMT_LOG(log_, warning) << "init_transactions: " << e.message << " (retrying)";
         continue;
       }
+      if (std::optional<std::string> line = refused(e.info.code, "init_transactions: " + e.message))
+        co_return fail(run_status::unavailable, std::move(*line));
       co_return fail(run_status::unavailable,
                      "the broker refused transactions (init_transactions: " + e.message +
                          "); exactly-once needs a broker with transactions enabled and "
@@ -349,8 +352,12 @@ class runtime {
       if (!topics->count(t))
         co_return fail(
             run_status::unavailable,
+            // A broker with an authorizer leaves out of the topic list what
+            // the principal may not Describe: the same answer as missing.
             "topic '" + t + "' does not exist on " + options_.bootstrap_servers +
-                "; streamt does not create topics: create it with the partitions and retention you want");
+                ", or this client's principal may not Describe it (brokers with ACLs list only what it may); "
+                "streamt does not create topics: create it with the partitions and retention you want, or "
+                "grant Describe on it");
     co_return std::nullopt;
   }
 
@@ -578,6 +585,13 @@ class runtime {
     co_return next;
   }
 
+  // The ACL refusal line for a start-up or consumer error; nullopt for any
+  // other code.
+  std::optional<std::string> refused(rd_kafka_resp_err_t code, const std::string& message) const {
+    return ss::refusal_line(code, message, plan_.identity.source_topic, plan_.identity.sink_topic,
+                            plan_.identity.application_id);
+  }
+
   std::optional<ss::run_failed> on_consumer_error(const kafka::consumer_error& e) {
     switch (ss::classify(e)) {
       case ss::consumer_error_verdict::ignore:
@@ -593,6 +607,8 @@ class runtime {
                 ". Restart with --reset-offsets earliest|latest to continue; records are skipped or "
                 "replayed"};
       case ss::consumer_error_verdict::unavailable:
+        if (std::optional<std::string> line = refused(e.error.info.code, "consumer: " + e.error.message))
+          return ss::run_failed{run_status::unavailable, std::move(*line)};
         return ss::run_failed{run_status::unavailable, "consumer: " + e.error.message};
       case ss::consumer_error_verdict::fenced:
         return ss::run_failed{run_status::fenced,

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "engine/session/session.hpp"
+#include "engine/session/refusal.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -116,27 +117,6 @@ action run_session::handle(const records_arrived& e) {
 
 // ---- authorisation -------------------------------------------------------------
 
-namespace {
-
-// What each refusal needs granted, for the one line that ends the run.
-std::optional<std::string> grant_for(rd_kafka_resp_err_t code, const config& c) {
-  switch (code) {
-    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
-      return "Read and Describe on topic '" + c.source_topic + "', Write and Describe on topic '" +
-             c.sink_topic + "'";
-    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
-      return "Read on group '" + c.application_id + "'";
-    case RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
-      return "Write and Describe on the transactional ids with prefix '" + c.application_id + "-'";
-    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
-      return "IdempotentWrite on the cluster";
-    default:
-      return std::nullopt;
-  }
-}
-
-}  // namespace
-
 // After an abort for a refusal nothing is open, and every retry would meet
 // the same ACL: the run ends, exit 69.
 action run_session::close_refused(std::string warning) {
@@ -151,9 +131,9 @@ void run_session::forget_transaction() {
 
 void run_session::note_refusal(const kafka::error_report& e) {
   if (!not_authorised_.empty() || !e.failed()) return;
-  if (std::optional<std::string> grant = grant_for(e.info.code, config_))
-    not_authorised_ = "the brokers refuse this client: " + e.message + ". Grant its principal " + *grant +
-                      " (kafka-acls), then start it again";
+  if (std::optional<std::string> line = refusal_line(e.info.code, e.message, config_.source_topic,
+                                                     config_.sink_topic, config_.application_id))
+    not_authorised_ = std::move(*line);
 }
 
 action run_session::handle(const began& e) {

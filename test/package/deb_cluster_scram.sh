@@ -13,7 +13,9 @@
 #
 # Also checked: the engine names the librdkafka the package links (2.15.1,
 # static: the binary needs no librdkafka1), the acceptance topics have 3
-# replicas, and the password appears in no log or state file.
+# replicas; a second user logs in with SASL/PLAIN over TLS from a Java
+# client's properties file (sasl.jaas.config) and its output appears once;
+# neither password appears in a log or state file.
 #
 #   test/package/deb_cluster_scram.sh      after the .deb is installed
 #                                          (tools/demo --from-package); CI runs it
@@ -42,14 +44,15 @@ finish() {
 trap finish EXIT
 
 password="deb-scram-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+plain_password="deb-plain-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 tls=$sec/tls
 mkdir -p "$tls"
 source "$root/test/integration/tls_certs.sh"
 make_ca_and_broker_cert "$tls" 2>"$sec/openssl.log" || { cat "$sec/openssl.log" >&2; exit 1; }
 
-echo "== a 3-node cluster with SASL_SSL listeners and a SCRAM user"
+echo "== a 3-node cluster with SASL_SSL listeners, a SCRAM user and a PLAIN user"
 "$root/tools/kafka-local" start --brokers 3 --dir "$sec/cluster" --tls-dir "$tls" --scram-user "alice:$password" \
-  >"$sec/cluster.env"
+  --plain-user "paul:$plain_password" >"$sec/cluster.env"
 cluster_dir=$sec/cluster
 # shellcheck disable=SC1091
 source "$sec/cluster.env"
@@ -103,11 +106,48 @@ for t in $topics __transaction_state __consumer_offsets; do
 done
 echo "ok: the acceptance topics, __transaction_state and __consumer_offsets have 3 replicas each"
 
-# The password never left the process: not in the engine's logs (each
+echo "== SASL/PLAIN over TLS, settings from a Java client's properties file (sasl.jaas.config)"
+# What a team moving off a Java application already has: the JAAS line is
+# translated into librdkafka's sasl.username and sasl.password.
+cat >"$sec/java-client.properties" <<EOF
+security.protocol=SASL_SSL
+sasl.mechanism=PLAIN
+sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\
+  username="paul" password="$plain_password";
+ssl.ca.location=$tls/ca.pem
+EOF
+chmod 600 "$sec/java-client.properties"
+export STREAMT_BINARY=$streamt STREAMT_BROKER_ENV=$sec/cluster.env STREAMT_KEEP_WORK=$sec/plain-work
+source "$root/test/integration/lib.sh"
+trap 'cleanup; finish' EXIT
+src=plain-in-$RANDOM sink=plain-out-$RANDOM app=plain-$RANDOM
+create_topic "$src" 3
+create_topic "$sink" 3
+orders_schema "$src" "$work/orders.schema.json"
+compile "$work/orders.schema.json" "$app" "$sink" "SELECT id, amount FROM orders WHERE amount >= 50" "$work/plain.plan.json"
+printf '%s\t%s\n' a '{"id":"a","amount":120}' b '{"id":"b","amount":20}' d '{"id":"d","amount":90}' | produce "$src"
+STREAMT_ENGINE_BOOTSTRAP=$STREAMT_BOOTSTRAP_SASL start_engine plain "$work/plain.plan.json" "$work/state-plain" \
+  --config "$sec/java-client.properties"
+deadline=$((SECONDS + 90))
+until [[ $(values_committed "$sink" | sort | paste -sd' ') == '{"id":"a","amount":120} {"id":"d","amount":90}' ]]; do
+  kill -0 "${engine_pid[plain]}" 2>/dev/null || { show_log plain; fail "PLAIN: the engine exited before its output appeared"; }
+  ((SECONDS < deadline)) || { show_log plain; fail "PLAIN: the output did not appear within 90 s"; }
+  sleep 0.5
+done
+stop_engine plain
+check_eq "PLAIN: exits 0 on SIGTERM" 0 "$engine_rc"
+grep -q 'security.protocol=SASL_SSL' "$work/plain.log" && grep -q 'sasl.mechanism=PLAIN' "$work/plain.log" &&
+  grep -q 'sasl.username=paul' "$work/plain.log" ||
+  { show_log plain; fail "PLAIN: the settings line shows no SASL_SSL/PLAIN login as paul"; }
+echo "ok: the packaged engine logged in with SASL/PLAIN over TLS from sasl.jaas.config and wrote the output once"
+
+# The passwords never left the process: not in the engine's logs (each
 # phase's), the test's output, or a state directory.
-if grep -rqF -- "$password" "$sec/work" "$log"; then
-  echo "FAIL: the SCRAM password appears in: $(grep -rlF -- "$password" "$sec/work" "$log" | paste -sd' ')" >&2
-  exit 1
-fi
-echo "ok: the SCRAM password is in no log and no state file"
+for secret in "$password" "$plain_password"; do
+  if grep -rqF -- "$secret" "$sec/work" "$sec/plain-work" "$log"; then
+    echo "FAIL: a password appears in: $(grep -rlF -- "$secret" "$sec/work" "$sec/plain-work" "$log" | paste -sd' ')" >&2
+    exit 1
+  fi
+done
+echo "ok: neither password is in a log or a state file"
 echo "deb_cluster_scram: passed"

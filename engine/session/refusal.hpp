@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+
+// The one line that ends a run the brokers' ACLs refuse: what was refused
+// and what the principal needs granted. The session writes it for a refusal
+// while running; start-up writes it for the same codes from
+// init_transactions and the consumer, which a real broker with an
+// authorizer gives before any transaction (test/integration/authorization.sh).
+// Without it those read as "the broker refused transactions" or a bare
+// FindCoordinator error, and the user looks at the broker's configuration
+// instead of its ACLs.
+
+#include <librdkafka/rdkafka.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace streamt::engine::session {
+
+// What each refusal needs granted; nullopt for a code that is no refusal.
+inline std::optional<std::string> grant_for(rd_kafka_resp_err_t code, std::string_view source_topic,
+                                            std::string_view sink_topic, std::string_view application_id) {
+  switch (code) {
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+      return "Read and Describe on topic '" + std::string(source_topic) + "', Write and Describe on topic '" +
+             std::string(sink_topic) + "'";
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+      return "Read on group '" + std::string(application_id) + "'";
+    case RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
+      return "Write and Describe on the transactional ids with prefix '" + std::string(application_id) + "-'";
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+      return "IdempotentWrite on the cluster";
+    default:
+      return std::nullopt;
+  }
+}
+
+// "the brokers refuse this client: MESSAGE. Grant its principal ..." for a
+// refusal; nullopt otherwise.
+inline std::optional<std::string> refusal_line(rd_kafka_resp_err_t code, std::string_view message,
+                                               std::string_view source_topic, std::string_view sink_topic,
+                                               std::string_view application_id) {
+  std::optional<std::string> grant = grant_for(code, source_topic, sink_topic, application_id);
+  if (!grant) return std::nullopt;
+  // The broker's own text often ends in a full stop; ours follows it.
+  while (!message.empty() && (message.back() == '.' || message.back() == ' ')) message.remove_suffix(1);
+  return "the brokers refuse this client: " + std::string(message) + ". Grant its principal " + *grant +
+         " (kafka-acls), then start it again";
+}
+
+}  // namespace streamt::engine::session
