@@ -30,29 +30,18 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 : "${STREAMT_BINARY:?set by ctest}"
-az=$(mktemp -d "${TMPDIR:-/tmp}/streamt-authz-XXXXXX")
-broker_dir=""
-stop_own_broker() {
-  [[ -z $broker_dir ]] || "$root/tools/kafka-local" stop --dir "$broker_dir" || true
-  rm -rf "$az"
-}
-trap stop_own_broker EXIT
-
-rand() { head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+source "$root/test/integration/own_broker.sh"
+own_broker_init authz
 plain_pw="plainpw-$(rand)"
 scram_pw="scrampw-$(rand)"
 
 echo "== broker with an authorizer, a PLAIN user (carol) and a SCRAM user (bob)"
-"$root/tools/kafka-local" start --authorizer --plain-user "carol:$plain_pw" --scram-user "bob:$scram_pw" \
-  >"$az/broker.env"
-# shellcheck disable=SC1091
-broker_dir=$(source "$az/broker.env" && echo "$STREAMT_KAFKA_DIR")
-export STREAMT_BROKER_ENV=$az/broker.env
+start_own_broker --authorizer --plain-user "carol:$plain_pw" --scram-user "bob:$scram_pw"
 source "$root/test/integration/lib.sh"
 trap 'cleanup; stop_own_broker' EXIT
 : "${STREAMT_BOOTSTRAP_SASL:?}"
 
-grant() { "$kafka_local" acl add --prefixed bob,carol "$@" 2>"$az/acl.log" || { cat "$az/acl.log" >&2; fail "acl add $*"; }; }
+grant() { "$kafka_local" acl add --prefixed bob,carol "$@" 2>"$own/acl.log" || { cat "$own/acl.log" >&2; fail "acl add $*"; }; }
 grant topic authz-in- Read Describe
 grant topic authz-out- Write Describe
 grant topic authz-ro- Describe
@@ -149,10 +138,7 @@ denied sink-invisible authz-in- authz-hidden- authz-app- \
 
 echo "== no password in any log or state directory"
 for secret in "$plain_pw" "$scram_pw"; do
-  rc=0
-  leaks=$(grep -rlF -- "$secret" "$work"/*.log "$work"/state-* 2>/dev/null) || rc=$?
-  ((rc != 0)) || fail "a password (${secret:0:8}...) appears in: $leaks"
-  ((rc == 1)) || fail "searching the logs failed (grep exit $rc)"
+  no_secret_in "$secret" "$work"/*.log "$work"/state-*
   checks_passed=$((checks_passed + 1))
 done
 echo "authorization: $checks_passed checks passed (librdkafka $rdkafka)"

@@ -31,16 +31,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 : "${STREAMT_BINARY:?set by ctest}"
-sec=$(mktemp -d "${TMPDIR:-/tmp}/streamt-sec-XXXXXX")
-broker_dir=""
-stop_own_broker() {
-  [[ -z $broker_dir ]] || "$root/tools/kafka-local" stop --dir "$broker_dir" || true
-  rm -rf "$sec"
-}
-trap stop_own_broker EXIT
-
+source "$root/test/integration/own_broker.sh"
+own_broker_init sec
+sec=$own
 # Secrets unique to this run, so a match can only be a leak.
-rand() { head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 scram_pw="scrampw-$(rand)"
 wrong_pw="wrongpw-$(rand)"
 key_pw="keypw-$(rand)"
@@ -63,10 +57,7 @@ source "$root/test/integration/tls_certs.sh"
 key_material=$(sed -n 2p "$tls/client.key")
 
 echo "== broker with SSL and SASL_SSL listeners"
-"$root/tools/kafka-local" start --tls-dir "$tls" --scram-user "alice:$scram_pw" >"$sec/broker.env"
-# shellcheck disable=SC1091
-broker_dir=$(source "$sec/broker.env" && echo "$STREAMT_KAFKA_DIR")
-export STREAMT_BROKER_ENV=$sec/broker.env
+start_own_broker --tls-dir "$tls" --scram-user "alice:$scram_pw"
 source "$root/test/integration/lib.sh"
 trap 'cleanup; stop_own_broker' EXIT
 : "${STREAMT_BOOTSTRAP_SSL:?} ${STREAMT_BOOTSTRAP_SASL:?}"
@@ -189,10 +180,7 @@ echo "== no secret in any log or state directory"
 lines=$(cat "$work"/*.log | wc -l)
 ((lines > 200)) || fail "only $lines log lines: the logs are not verbose enough for this check to mean anything"
 for secret in "$scram_pw" "$wrong_pw" "$key_pw" "$key_material"; do
-  rc=0
-  leaks=$(grep -rlF -- "$secret" "$work"/*.log "$work"/state-*) || rc=$?
-  ((rc != 0)) || fail "a secret (${secret:0:8}...) appears in: $leaks"
-  ((rc == 1)) || fail "searching the logs failed (grep exit $rc)"
+  no_secret_in "$secret" "$work"/*.log "$work"/state-*
   checks_passed=$((checks_passed + 1))
 done
 echo "ok: no secret in $lines log lines and $(find "$work"/state-* -type f | wc -l) state files"
