@@ -102,7 +102,28 @@ asio::awaitable<k::error_report> served(k::producer& p, asio::awaitable<k::error
 
 std::string_view payload(const k::message_ptr& m) { return {static_cast<const char*>(m->payload), m->len}; }
 
+// A setting as the created client holds it (librdkafka's own copy).
+std::string setting_of(const k::producer& p, const char* key) {
+  char value[256] = {};
+  std::size_t size = sizeof value;
+  if (rd_kafka_conf_get(rd_kafka_conf(p.native_handle()), key, value, &size) != RD_KAFKA_CONF_OK) return "?";
+  return value;
+}
+
 }  // namespace
+
+// The default that bounds librdkafka's wait after the group coordinator's
+// node dies (kafka/producer.cpp says why); a user's -X value wins over it.
+BOOST_AUTO_TEST_CASE(the_producer_closes_idle_connections_after_15_s_unless_the_user_sets_another_value) {
+  asio::io_context io;
+  auto plain = k::producer::create(io.get_executor(), "streamt-test-idle", {{"test.mock.num.brokers", "1"}});
+  BOOST_TEST_REQUIRE(plain.has_value(), (plain.has_error() ? plain.error().message : ""));
+  BOOST_TEST(setting_of(**plain, "connections.max.idle.ms") == "15000");
+  auto told = k::producer::create(io.get_executor(), "streamt-test-idle",
+                                  {{"test.mock.num.brokers", "1"}, {"connections.max.idle.ms", "60000"}});
+  BOOST_TEST_REQUIRE(told.has_value(), (told.has_error() ? told.error().message : ""));
+  BOOST_TEST(setting_of(**told, "connections.max.idle.ms") == "60000");
+}
 
 BOOST_AUTO_TEST_CASE(creating_a_consumer_with_an_engine_owned_override_fails_naming_the_key) {
   asio::io_context io;
