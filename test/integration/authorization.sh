@@ -57,18 +57,11 @@ as_carol=(--bootstrap-servers "$STREAMT_BOOTSTRAP_SASL" -X security.protocol=SAS
 as_bob=(--bootstrap-servers "$STREAMT_BOOTSTRAP_SASL" -X security.protocol=SASL_PLAINTEXT
   -X sasl.mechanisms=SCRAM-SHA-512 -X sasl.username=bob -X 'sasl.password=${env:STREAMT_AUTHZ_SCRAM}')
 
-schema="$work/orders.schema.json"
-# setup NAME SOURCE_PREFIX SINK_PREFIX APP_PREFIX: topics, six orders, plan;
-# sets src sink app plan.
+# setup NAME SOURCE_PREFIX SINK_PREFIX APP_PREFIX: six_orders (lib.sh) on
+# fresh names with those prefixes; sets src sink app plan.
 setup() {
   src=$(unique "${2%-}") sink=$(unique "${3%-}") app=$(unique "${4%-}")
-  create_topic "$src" 1
-  create_topic "$sink" 1
-  orders_schema "$src" "$schema"
-  plan="$work/$1.plan.json"
-  compile "$schema" "$app" "$sink" "SELECT id, amount FROM orders WHERE amount >= 50" "$plan"
-  printf '%s\t%s\n' a '{"id":"a","amount":120}' b '{"id":"b","amount":20}' c '{"id":"c","amount":35}' \
-    d '{"id":"d","amount":90}' e '{"id":"e","amount":110}' f '{"id":"f","amount":5}' | produce "$src"
+  six_orders "$1" "$src" "$sink" "$app"
 }
 
 # allowed NAME ARGS...: all granted; the output is exact and the engine stops cleanly.

@@ -70,6 +70,19 @@ orders_schema() {
 JSON
 }
 
+# six_orders NAME SRC SINK APP: one-partition topics SRC and SINK, the plan
+# $work/NAME.plan.json of `SELECT id, amount FROM orders WHERE amount >= 50`
+# for APP (set as $plan), and six orders in SRC of which a, d and e pass.
+six_orders() {
+  create_topic "$2" 1
+  create_topic "$3" 1
+  orders_schema "$2" "$work/$1.schema.json"
+  plan="$work/$1.plan.json"
+  compile "$work/$1.schema.json" "$4" "$3" "SELECT id, amount FROM orders WHERE amount >= 50" "$plan"
+  printf '%s\t%s\n' a '{"id":"a","amount":120}' b '{"id":"b","amount":20}' c '{"id":"c","amount":35}' \
+    d '{"id":"d","amount":90}' e '{"id":"e","amount":110}' f '{"id":"f","amount":5}' | produce "$2"
+}
+
 # start_engine NAME PLAN STATE_DIR [ARGS...]: runs `streamt run` in the
 # background, logging to $work/NAME.log; its pid goes to engine_pid[NAME].
 # With STREAMT_ENGINE_BOOTSTRAP (and STREAMT_ENGINE_CONFIG, a --config file)

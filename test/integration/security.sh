@@ -62,16 +62,9 @@ source "$root/test/integration/lib.sh"
 trap 'cleanup; stop_own_broker' EXIT
 : "${STREAMT_BOOTSTRAP_SSL:?} ${STREAMT_BOOTSTRAP_SASL:?}"
 
-schema="$work/orders.schema.json"
-seed_and_plan() {  # seed_and_plan NAME: topics, six orders, plan; sets src sink app plan
+seed_and_plan() {  # seed_and_plan NAME: six_orders (lib.sh) on fresh names; sets src sink app plan
   src=$(unique "sec-$1-in") sink=$(unique "sec-$1-out") app=$(unique "sec-$1")
-  create_topic "$src" 1
-  create_topic "$sink" 1
-  orders_schema "$src" "$schema"
-  plan="$work/$1.plan.json"
-  compile "$schema" "$app" "$sink" "SELECT id, amount FROM orders WHERE amount >= 50" "$plan"
-  printf '%s\t%s\n' a '{"id":"a","amount":120}' b '{"id":"b","amount":20}' c '{"id":"c","amount":35}' \
-    d '{"id":"d","amount":90}' e '{"id":"e","amount":110}' f '{"id":"f","amount":5}' | produce "$src"
+  six_orders "$1" "$src" "$sink" "$app"
 }
 # run_on NAME BOOTSTRAP ARGS...: streamt run on another listener, most verbose.
 run_on() {
