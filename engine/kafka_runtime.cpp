@@ -193,6 +193,7 @@ class runtime {
     c.commit_interval = o.commit_interval;
     c.max_records_per_transaction = o.max_records_per_transaction;
     c.stop_timeout = o.stop_timeout;
+    c.stall_timeout = o.stall_timeout;
     return c;
   }
 
@@ -632,7 +633,7 @@ class runtime {
     kafka::kafka_result<std::vector<kafka::committed_offset>> committed =
         co_await committed_offsets(ev.partitions);
     if (!committed) {
-      ss::run_failed failure = unavailable("reading committed offsets failed: " + committed.error().message);
+      ss::run_failed failure = unavailable(committed_offsets_failed(committed.error()));
       co_return refuse_assignment(ev.partitions, std::move(failure));
     }
     std::vector<kafka::partition_offset> start;
@@ -704,6 +705,24 @@ class runtime {
     co_return co_await std::move(seek);
   }
 
+  // The committed offsets are read stable (read_committed): while a
+  // transaction holding offsets of the group is open, the broker answers
+  // "unstable" and librdkafka asks again until the call times out. A broker
+  // that lost a transaction's markers keeps it open for good (a hanging
+  // transaction: tools/faults broker_pause on one node, before kafka-local
+  // gave its broker a longer lease), and only an operator can end it. The
+  // line says how, since from here it looks like any other timeout.
+  static std::string committed_offsets_failed(const kafka::error_report& e) {
+    std::string line = "reading committed offsets failed: " + e.message;
+    if (kafka::is_transient_code(e.info.code))
+      line +=
+          ". If the brokers answer other requests, a transaction left open on the group's offsets may hold "
+          "them (a hanging transaction, whose markers the brokers lost): list it with kafka-transactions.sh "
+          "find-hanging --broker-id N and end it with kafka-transactions.sh abort --topic T --partition P "
+          "--start-offset O";
+    return line;
+  }
+
   // The group's committed offsets of `parts`, never behind one this process
   // committed itself (offset_ledger::behind). After a broker was killed and
   // restarted, the coordinator has answered "no committed offset", or an
@@ -760,14 +779,16 @@ class runtime {
     }
   }
 
-  // Asks `query(slice)` until it answers or fails for a reason waiting does
-  // not fix. Before the first partitions were taken, --connect-timeout-ms
-  // bounds the wait: a wrong address or a missing broker is a start-up error
-  // (exit 69). Once running, an engine waits for its brokers as long as they
-  // take: a broker restart outlasting the connect timeout stopped it with
-  // exit 69 in tools/faults broker_kill, leaving the restart to a supervisor
-  // that would only have waited too. Asked in slices of at most 5 s with a
-  // stop check between them (the blocking call itself cannot be
+  // Asks `query(slice)` until it answers or the session says the wait ends
+  // (run_session::broker_wait_ends): before the first partitions were taken,
+  // --connect-timeout-ms bounds it, and a wrong address or a missing broker
+  // is a start-up error (exit 69). Once running, an engine waits for its
+  // brokers up to the stall timeout: a broker restart outlasting the connect
+  // timeout stopped it with exit 69 in tools/faults broker_kill, leaving the
+  // restart to a supervisor that would only have waited too; but a request
+  // that is never answered (committed offsets a hanging transaction holds)
+  // must end in a line that says so, not in silence. Asked in slices of at most 5 s
+  // with a stop check between them (the blocking call itself cannot be
   // interrupted); a stop while waiting returns the last error, and callers
   // ask stop_asked() to tell it from a failure.
   template <class T, class Query>
@@ -775,20 +796,24 @@ class runtime {
     const auto began = steady_clock::now();
     const auto slice = std::min(options_.connect_timeout, std::chrono::milliseconds(5000));
     auto warned = began;
-    const bool established = session_.established();
     for (;;) {
-      auto op = query(established ? slice : options_.connect_timeout);
+      auto op = query(session_.established() ? slice : options_.connect_timeout);
       kafka::kafka_result<T> answer = co_await std::move(op);
-      if (answer || !established || !kafka::is_transient_code(answer.error().info.code)) co_return answer;
-      if (stop_asked()) co_return answer;
+      if (answer) co_return answer;
       const auto now = steady_clock::now();
+      if (std::optional<std::string> ends = session_.broker_wait_ends({what, now - began, answer.error()})) {
+        kafka::error_report e = answer.error();
+        e.message = std::move(*ends);
+        co_return e;
+      }
+      if (stop_asked()) co_return answer;
       if (warned == began || now - warned >= std::chrono::seconds(30)) {
         warned = now;
         STREAMT_LOG(log_, warning) << "the brokers have not answered for " << what << " for "
                                    << std::chrono::round<std::chrono::seconds>(now - began).count()
-                                   << " s: " << answer.error().message
-                                   << "; still waiting (a running engine waits for its "
-                                   << "brokers to come back; stop it with SIGTERM)";
+                                   << " s: " << answer.error().message << "; still waiting, up to "
+                                   << std::chrono::round<std::chrono::seconds>(options_.stall_timeout).count()
+                                   << " s (--stall-timeout-ms; stop it with SIGTERM)";
       }
     }
   }

@@ -69,8 +69,17 @@ struct run_options {
   // with a state directory of its own (docs/operations.md).
   bool static_membership = false;
   // How long the brokers may take to answer at start-up (until partitions are
-  // first taken). A running engine waits for them as long as they take.
+  // first taken). A running engine waits for them up to stall_timeout.
   std::chrono::milliseconds connect_timeout{30000};
+  // How long a running engine waits for one answer from its brokers (an
+  // offsets query, a commit's or an abort's outcome) before the run fails:
+  // exit 69 for a query, 75 for a commit or abort, without leaving the group.
+  // A wait that long is no outage a restart would not also ride out, and a
+  // run that waits forever says nothing: the exit line names what was not
+  // answered (and, for committed offsets, how to end a hanging transaction),
+  // and a supervisor's restart gets new clients. The default is Kafka
+  // Streams' task.timeout.ms.
+  std::chrono::milliseconds stall_timeout{300000};
   // How long a graceful stop may take: past it the stop becomes terminal
   // (the open transaction is aborted, a commit or abort still under way is
   // left to the broker's transaction timeout), as a caller's own terminal

@@ -5,6 +5,7 @@
 #include "engine/session/refusal.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 namespace streamt::engine::session {
@@ -49,6 +50,17 @@ kafka::error_report abortable(rd_kafka_resp_err_t code, std::string message) {
 std::string millis(clock::duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
 }
+
+std::string whole_seconds(clock::duration d) {
+  return std::to_string(std::chrono::round<std::chrono::seconds>(d).count()) + " s";
+}
+
+// What a stalled run's message ends with: why stopping is safe, what a
+// supervisor does.
+constexpr std::string_view restart_gets_new_clients =
+    "; stopping so that a restart gets new clients (nothing is lost or duplicated: the transaction "
+    "coordinator completes or aborts what was open, and the restarted engine resumes from the committed "
+    "offsets)";
 
 }  // namespace
 
@@ -233,7 +245,41 @@ std::optional<action> run_session::call_again(const kafka::error_report& r, cloc
   return follow(stop_.past_deadline() ? machine_.step(commit::deadline_passed{}) : machine_.step(pending));
 }
 
+// A commit or abort without an outcome for stall_timeout, across its slices
+// and unknown-outcome retries: the run fails (exit 75) instead of asking a
+// client that may never answer (config::stall_timeout). Stopping is safe
+// there: an unknown outcome is the broker's to decide, and the next
+// producer's init_transactions waits for that decision. A stop under way
+// has its own deadline and is left to it.
+std::optional<action> run_session::stalled(std::string_view call, const kafka::error_report& r,
+                                           clock::time_point now) {
+  const bool no_outcome =
+      r.failed() && (r.info.code == RD_KAFKA_RESP_ERR__TIMED_OUT || r.what() == kafka::condition::retriable);
+  if (!no_outcome) {
+    outcome_wait_began_.reset();
+    return std::nullopt;
+  }
+  if (stop_.stopping() || now - *outcome_wait_began_ < config_.stall_timeout) return std::nullopt;
+  stalled_ = true;
+  return close(ending{
+      run_status::failed,
+      std::string(call) + " has had no outcome for " + whole_seconds(now - *outcome_wait_began_) +
+          " (the stall timeout, --stall-timeout-ms): " + r.message + std::string(restart_gets_new_clients),
+      {}});
+}
+
+std::optional<std::string> run_session::broker_wait_ends(const broker_wait& w) {
+  if (!established_ || !kafka::is_transient_code(w.last.info.code)) return w.last.message;
+  if (w.waited < config_.stall_timeout) return std::nullopt;
+  stalled_ = true;
+  return "the brokers have not answered for " + w.what + " for " + whole_seconds(w.waited) +
+         " (the stall timeout, --stall-timeout-ms): " + w.last.message +
+         std::string(restart_gets_new_clients);
+}
+
 action run_session::handle(const commit_returned& e) {
+  if (!outcome_wait_began_) outcome_wait_began_ = e.called;
+  if (std::optional<action> s = stalled("commit_transaction", e.result, e.now)) return *s;
   if (std::optional<action> again = call_again(e.result, e.called, e.now, commit::commit_pending{}))
     return *again;
   const clock::duration took = e.now - *std::exchange(call_began_, std::nullopt);
@@ -250,6 +296,8 @@ action run_session::handle(const commit_returned& e) {
 }
 
 action run_session::handle(const abort_returned& e) {
+  if (!outcome_wait_began_) outcome_wait_began_ = e.called;
+  if (std::optional<action> s = stalled("abort_transaction", e.result, e.now)) return *s;
   if (std::optional<action> again = call_again(e.result, e.called, e.now, commit::abort_pending{}))
     return *again;
   call_began_.reset();
@@ -502,8 +550,9 @@ action run_session::close(std::optional<ending> failure, std::string warning) {
   // rebalance completes (for as long as a departed member's session lasts,
   // 45 s by default), and librdkafka waits 5 s for it in vain. Such a stop
   // ends at once; the member it may leave in the group expires with its
-  // session (docs/operations.md, "Stopping").
-  a.leave_group = running_ && established_ && stop_.leaves_group(facts_);
+  // session (docs/operations.md, "Stopping"). Nor does a stalled run: its
+  // coordinator stopped answering, and LeaveGroup would wait for it too.
+  a.leave_group = running_ && established_ && !stalled_ && stop_.leaves_group(facts_);
   if (failure) {
     ending_ = std::move(failure);
   } else if (invalid_) {

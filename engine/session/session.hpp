@@ -69,6 +69,12 @@ struct config {
   // unknown outcome the machine retries and counts.
   std::chrono::milliseconds call_slice{1000};
   std::chrono::milliseconds whole_call_limit{60000};
+  // run_options::stall_timeout: how long a running engine waits for one
+  // answer from its brokers (an offsets query, a commit's or an abort's
+  // outcome) before the run fails. Before the bound, a run whose committed
+  // offsets a hanging transaction held unstable (tools/faults broker_pause)
+  // waited in silence for as long as it ran.
+  std::chrono::milliseconds stall_timeout{300000};
   // run_options::stop_timeout, for the line that says it passed (the timer
   // is async_run's; the session hears of it as stop_facts::deadline).
   std::chrono::milliseconds stop_timeout{30000};
@@ -141,6 +147,14 @@ struct run_failed {
   std::string message;
 };
 
+// A running engine's wait for one answer from its brokers, asked again
+// until it gets one or broker_wait() says the run fails.
+struct broker_wait {
+  std::string what;          // "the committed offsets", "the offsets of T/P"
+  clock::duration waited{};  // since the wait began
+  kafka::error_report last;  // the last unanswered attempt's error
+};
+
 using event = std::variant<started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
                            offsets_sent, commit_returned, abort_returned, rewound, retry_elapsed, revoked,
                            given_up, assigned, run_failed>;
@@ -207,7 +221,7 @@ class run_session {
   stop_news stop_news_of(stop_facts f) const noexcept { return stop_.news(f); }
   const stop_policy& stop() const noexcept { return stop_; }
   // Whether the brokers answered once (partitions taken): from then on the
-  // driver waits for them as long as they take.
+  // driver waits for them up to stall_timeout (broker_wait_ends).
   bool established() const noexcept { return established_; }
   bool closed() const noexcept { return closed_; }
   // How the run ended; valid once an action was close.
@@ -225,6 +239,14 @@ class run_session {
   // The producer reported a fatal error: whatever the run's last step says,
   // it failed (a transactional call returns the error too, and stops it).
   void producer_fatal(std::string message);
+  // Whether a wait for the brokers goes on (nullopt: ask again) or ends,
+  // with the message the run fails with. Before partitions were first taken
+  // it always ends (--connect-timeout-ms bounded the call); a permanent
+  // error ends it; a transient one is asked again until stall_timeout has
+  // passed. The driver feeds a run_failed with the message; a stall ends
+  // the run without leaving the group (the coordinator is one of the
+  // brokers that stopped answering: LeaveGroup would wait for it too).
+  std::optional<std::string> broker_wait_ends(const broker_wait& w);
 
  private:
   action handle(const started&);
@@ -256,6 +278,7 @@ class run_session {
   action emit(action a);
   bool due(clock::time_point now) const;
   bool still_under_way(const kafka::error_report& e, clock::time_point now) const;
+  std::optional<action> stalled(std::string_view call, const kafka::error_report& r, clock::time_point now);
   std::uint64_t committed_total() const noexcept {
     return committed_base_ + machine_.transactions_committed();
   }
@@ -298,6 +321,12 @@ class run_session {
   std::uint64_t aborted_base_ = 0;
   // The commit or abort call under way (it may take several slices).
   std::optional<clock::time_point> call_began_;
+  // When the commit's (or abort's) first call began, kept across its
+  // unknown-outcome retries until the call has an outcome: the stall bound.
+  std::optional<clock::time_point> outcome_wait_began_;
+  // The brokers stopped answering (stall_timeout): the run ends without
+  // LeaveGroup.
+  bool stalled_ = false;
 
   record_counts counts_;
   record_counts txn_counts_;

@@ -464,6 +464,8 @@ BOOST_AUTO_TEST_CASE(a_number_outside_its_range_is_a_usage_error_naming_the_rang
         refused{"--commit-interval-ms", "0", "from 1 to 600000"},
         refused{"--stop-timeout-ms", "-5", "from 1 to 3600000"},
         refused{"--stop-timeout-ms", "30s", "from 1 to 3600000"},
+        refused{"--stall-timeout-ms", "4999", "from 5000 to 86400000"},
+        refused{"--stall-timeout-ms", "86400001", "from 5000 to 86400000"},
         refused{"--max-records-per-transaction", "99999999999999999999", "from 1 to 1000000"}}) {
     process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
                                     dir.file("state"), c.option, c.value});
@@ -479,10 +481,10 @@ BOOST_AUTO_TEST_CASE(the_largest_number_in_each_range_is_accepted) {
   const std::string plan = compile_example(dir);
   // Nothing answers on port 1: accepted options get as far as the connect
   // check (exit 69), a refused one would stop at the usage error (exit 2).
-  process_result r =
-      run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", dir.file("state"),
-                   "--commit-interval-ms", "600000", "--max-records-per-transaction", "1000000",
-                   "--stop-timeout-ms", "3600000", "--connect-timeout-ms", "1"});
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--commit-interval-ms", "600000",
+                                  "--max-records-per-transaction", "1000000", "--stop-timeout-ms", "3600000",
+                                  "--connect-timeout-ms", "1", "--stall-timeout-ms", "86400000"});
   BOOST_TEST(r.exit_code == 69, r.err);
 }
 

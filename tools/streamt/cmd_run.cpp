@@ -51,6 +51,8 @@ constexpr number_range commit_interval_range{1, 600'000};
 constexpr number_range max_records_range{1, 1'000'000};
 constexpr number_range stop_timeout_range{1, 3'600'000};
 constexpr number_range connect_timeout_range{1, 3'600'000};
+// At least the 5 s slice a wait for the brokers is asked in; at most a day.
+constexpr number_range stall_timeout_range{5'000, 86'400'000};
 constexpr engine::severity default_log_level = engine::severity::info;
 constexpr engine::log_format default_log_format = engine::log_format::text;
 
@@ -110,7 +112,11 @@ std::string help() {
          "  --connect-timeout-ms N        how long the brokers may take to answer at start (default " +
          n(defaults.connect_timeout.count()) + "; " + range_of(connect_timeout_range) +
          ");\n"
-         "                                once partitions are taken, a running engine waits for them\n"
+         "                                once partitions are taken, up to --stall-timeout-ms\n"
+         "  --stall-timeout-ms N          how long a running engine waits for one answer from its\n"
+         "                                brokers before it exits 69/75 for a restart (default " +
+         n(defaults.stall_timeout.count()) + "; " + range_of(stall_timeout_range) +
+         ")\n"
          "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
          "                                (port 0: any free port, logged at start)\n"
          "  --log-level LEVEL             " +
@@ -183,7 +189,7 @@ int cmd_run(std::span<char* const> args) {
   option_spec spec{
       {"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
        "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
-       "--connect-timeout-ms", "--log-level", "--log-format", "--metrics-address"},
+       "--connect-timeout-ms", "--stall-timeout-ms", "--log-level", "--log-format", "--metrics-address"},
       {"--help", "--allow-output-change", "--static-membership"},
       {"-X"}};
   arguments a;
@@ -218,6 +224,11 @@ int cmd_run(std::span<char* const> args) {
     auto n = parse_number(*v, connect_timeout_range);
     if (!n) return range_error("--connect-timeout-ms", connect_timeout_range, "milliseconds", *v);
     options.connect_timeout = std::chrono::milliseconds(*n);
+  }
+  if (auto v = a.get("--stall-timeout-ms")) {
+    auto n = parse_number(*v, stall_timeout_range);
+    if (!n) return range_error("--stall-timeout-ms", stall_timeout_range, "milliseconds", *v);
+    options.stall_timeout = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--reset-offsets")) {
     if (*v == "earliest")

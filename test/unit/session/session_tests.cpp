@@ -713,3 +713,117 @@ BOOST_AUTO_TEST_CASE(too_large_an_unproducible_record_stops_the_run_after_the_re
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// broker_pause on librdkafka 2.15.1: after the broker came back, the client
+// left a commit, the committed offsets or a partition's watermarks
+// unanswered for minutes (tools/faults). A running engine waits for one
+// answer up to the stall timeout, then ends the run without LeaveGroup so
+// that a restart gets new clients.
+BOOST_AUTO_TEST_SUITE(stalls)
+
+ss::config stall_after(std::chrono::milliseconds limit) {
+  ss::config c = config_with();
+  c.stall_timeout = limit;
+  return c;
+}
+
+BOOST_AUTO_TEST_CASE(
+    broker_pause_a_commit_without_an_outcome_for_the_stall_timeout_ends_the_run_with_exit_75) {
+  run r(stall_after(90s));
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.to_commit();
+  // The whole call timed out: an unknown outcome, retried...
+  BOOST_TEST(r.commit_returns(slice_ended(), 60000ms).kind == act::retry_after);
+  BOOST_TEST(r.s.on(ss::retry_elapsed{}).kind == act::commit);
+  // ...and still without one; the bound counts from the first call.
+  BOOST_TEST(r.commit_returns(slice_ended(), 29000ms).kind == act::commit);
+  const ss::action end = r.commit_returns(slice_ended(), 1000ms);
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(!end.leave_group);  // the coordinator is not answering: LeaveGroup would wait for it
+  const ss::ending e = r.s.outcome();
+  BOOST_TEST((e.status == run_status::failed));
+  BOOST_TEST(e.message.find("commit_transaction has had no outcome for 90 s") != std::string::npos);
+  BOOST_TEST(e.message.find("--stall-timeout-ms") != std::string::npos);
+  BOOST_TEST(e.message.find("nothing is lost or duplicated") != std::string::npos);
+  BOOST_TEST(r.committed(0) == -1);
+}
+
+BOOST_AUTO_TEST_CASE(each_commit_s_stall_bound_starts_at_its_own_first_call) {
+  run r(stall_after(90s));
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(slice_ended(), 50000ms).kind == act::commit);
+  BOOST_TEST(r.commit_returns(ok(), 30000ms).kind == act::poll);
+  r.open_with({{0, 1}});
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(slice_ended(), 50000ms).kind == act::commit);
+  BOOST_TEST(r.commit_returns(ok(), 30000ms).kind == act::poll);
+  BOOST_TEST(r.committed(0) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(an_abort_without_an_outcome_for_the_stall_timeout_ends_the_run_too) {
+  run r(stall_after(30s));
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(abortable()).kind == act::abort);
+  BOOST_TEST(r.abort_returns(slice_ended(), 20000ms).kind == act::abort);
+  const ss::action end = r.abort_returns(slice_ended(), 10000ms);
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(!end.leave_group);
+  BOOST_TEST(r.s.outcome().message.find("abort_transaction has had no outcome for 30 s") !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_under_way_leaves_a_hanging_commit_to_the_stop_deadline_not_the_stall_bound) {
+  run r(stall_after(10s));
+  r.owning({0});
+  r.open_with({{0, 0}});
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(slice_ended(), 20000ms).kind == act::commit);
+  const ss::action end = r.s.on(ss::stop_seen{deadline});
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_query_unanswered_before_any_partition_came_ends_at_once_with_its_own_error) {
+  run r(stall_after(60s));
+  BOOST_TEST_REQUIRE(r.s.on(ss::started{}).kind == act::poll);
+  const std::optional<std::string> ends = r.s.broker_wait_ends({"the committed offsets", 1s, timed_out()});
+  BOOST_TEST_REQUIRE(ends.has_value());
+  BOOST_TEST(*ends == "timed out");  // --connect-timeout-ms bounded the call; the caller says which
+}
+
+BOOST_AUTO_TEST_CASE(
+    broker_pause_a_query_unanswered_for_the_stall_timeout_ends_the_run_with_exit_69_without_leaving) {
+  run r(stall_after(60s));
+  r.owning({0});
+  const k::error_report unknown{k::txn_error_info::plain(RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION),
+                                "Local: Unknown partition"};
+  BOOST_TEST(!r.s.broker_wait_ends({"the offsets of orders/0", 59s, unknown}).has_value());
+  const std::optional<std::string> ends = r.s.broker_wait_ends({"the offsets of orders/0", 60s, unknown});
+  BOOST_TEST_REQUIRE(ends.has_value());
+  BOOST_TEST(ends->find("not answered for the offsets of orders/0 for 60 s") != std::string::npos);
+  BOOST_TEST(ends->find("Local: Unknown partition") != std::string::npos);
+  // The driver ends the run with the message; the group is not left.
+  const ss::action end = r.s.on(ss::run_failed{run_status::unavailable, *ends});
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(!end.leave_group);
+  BOOST_TEST((r.s.outcome().status == run_status::unavailable));
+}
+
+BOOST_AUTO_TEST_CASE(a_query_refused_for_good_ends_at_once_and_a_failed_run_still_leaves_the_group) {
+  run r(stall_after(60s));
+  r.owning({0});
+  const k::error_report missing{k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART),
+                                "Broker: Unknown topic or partition"};
+  const std::optional<std::string> ends = r.s.broker_wait_ends({"the committed offsets", 1s, missing});
+  BOOST_TEST_REQUIRE(ends.has_value());
+  BOOST_TEST(*ends == "Broker: Unknown topic or partition");
+  BOOST_TEST(r.s.on(ss::run_failed{run_status::unavailable, *ends}).leave_group);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
