@@ -20,7 +20,7 @@
 namespace streamt::kafka {
 namespace {
 
-constexpr std::array<std::string_view, 17> owned_keys{
+constexpr std::array<std::string_view, 15> owned_keys{
     "group.id",                       // the application id; the group is our identity
     "transactional.id",               // derived from the application id and instance
     "isolation.level",                // read_committed, or aborted output is read
@@ -33,10 +33,8 @@ constexpr std::array<std::string_view, 17> owned_keys{
     "request.required.acks",          // librdkafka's alias of acks
     "partitioner",                    // murmur2_random: keys land where Java puts them
     "auto.offset.reset",              // the engine decides what a missing offset means
-    "partition.assignment.strategy",  // the rebalance code assumes cooperative-sticky
+    "partition.assignment.strategy",  // cooperative-sticky (classic), the broker's (consumer)
     "enable.partition.eof",           // the poll loop does not expect EOF events
-    "group.protocol",                 // the rebalance code assumes the classic protocol
-    "group.remote.assignor",          // only meaningful with the new group protocol
     "group.instance.id",              // --static-membership derives it from the instance id
 };
 
@@ -191,7 +189,35 @@ config_result<void> check_user_settings(const settings& user) {
                               "overridden with -X or --config"};
     }
   }
+  if (auto p = group_protocol_of(user); !p) return p.error();
   return {};
+}
+
+config_result<group_protocol> group_protocol_of(const settings& user) {
+  group_protocol chosen = group_protocol::classic;
+  for (const auto& s : user) {
+    if (s.key != "group.protocol") continue;
+    // Any case, as the Java client reads it (and librdkafka matches it).
+    std::string v(s.value);
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (v == "classic") {
+      chosen = group_protocol::classic;
+    } else if (v == "consumer") {
+      chosen = group_protocol::consumer;
+    } else {
+      return config_error{errc::invalid_setting, s.key, 0,
+                          "setting 'group.protocol' takes classic or consumer, not '" + s.value + "'"};
+    }
+  }
+  // librdkafka before 2.4 does not know the key; 2.4 to 2.11 had KIP-848
+  // in early access and preview, with contract changes still to come.
+  if (chosen == group_protocol::consumer && rd_kafka_version() < 0x020c00ff)
+    return config_error{
+        errc::invalid_setting, "group.protocol", 0,
+        std::string("group.protocol=consumer (KIP-848) needs librdkafka 2.12.0 or newer; this "
+                    "build links librdkafka ") +
+            rd_kafka_version_str() + ": leave group.protocol out (classic)"};
+  return chosen;
 }
 
 bool is_secret(std::string_view key) noexcept {

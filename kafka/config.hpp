@@ -60,8 +60,19 @@ using config_result = boost::system::result<T, config_error>;
 std::span<const std::string_view> engine_owned_keys() noexcept;
 bool is_engine_owned(std::string_view key) noexcept;
 
-// The first engine-owned key among `user`, as an error that names it.
+// The first engine-owned key among `user`, or a group.protocol it can't
+// use, as an error that names it.
 config_result<void> check_user_settings(const settings& user);
+
+// The consumer group protocol `user` chose with group.protocol (the last
+// one given, any case): classic, the default, or consumer (KIP-848, on
+// librdkafka 2.12.0 and newer only). With consumer the broker assigns the
+// partitions (group.remote.assignor picks its assignor) and owns the session
+// timeout and heartbeat interval; librdkafka refuses those keys, and the
+// engine sets no partition.assignment.strategy. Either protocol's
+// rebalances reach the engine as incremental assignments and revocations.
+enum class group_protocol { classic, consumer };
+config_result<group_protocol> group_protocol_of(const settings& user);
 
 // True for keys whose value is a secret: a name holding password, secret,
 // passphrase, jaas, token or key, in any case, and the SASL/OAuth

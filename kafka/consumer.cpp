@@ -55,12 +55,18 @@ rd_kafka_resp_err_t retry_transient(Query query, std::chrono::milliseconds timeo
 config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_executor ex,
                                                           std::string group_id, std::string group_instance_id,
                                                           const settings& user) {
+  auto protocol = group_protocol_of(user);
+  if (!protocol) return protocol.error();
   settings engine{
       {"group.id", std::move(group_id)}, {"isolation.level", "read_committed"},
       {"enable.auto.commit", "false"},   {"enable.auto.offset.store", "false"},
-      {"auto.offset.reset", "error"},    {"partition.assignment.strategy", "cooperative-sticky"},
-      {"enable.partition.eof", "false"},
+      {"auto.offset.reset", "error"},    {"enable.partition.eof", "false"},
   };
+  // The classic protocol's assignor runs in the group's leader: ours. With
+  // KIP-848's the broker assigns, incrementally too, and librdkafka refuses
+  // the key.
+  if (*protocol == group_protocol::classic)
+    engine.push_back({"partition.assignment.strategy", "cooperative-sticky"});
   if (!group_instance_id.empty()) engine.push_back({"group.instance.id", std::move(group_instance_id)});
   auto conf = build_conf(engine, user);
   if (!conf) return conf.error();

@@ -39,6 +39,9 @@ consumer_error_verdict classify(const kafka::consumer_error& e) noexcept {
   // Static membership: a newer member with our group.instance.id took over
   // (a copy of this state directory runs); its producer fences ours too.
   if (code == RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID) return consumer_error_verdict::fenced;
+  // KIP-848 refuses the newcomer instead, while the member holding the id
+  // lives: UNRELEASED_INSTANCE_ID (111; librdkafka 2.0.2's header predates it).
+  if (code == static_cast<rd_kafka_resp_err_t>(111)) return consumer_error_verdict::fenced;
   if (code == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || code == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
     return consumer_error_verdict::out_of_range;
   if (code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||

@@ -3,6 +3,7 @@
 
 #include "kafka/config.hpp"
 
+#include <librdkafka/rdkafka.h>
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -50,6 +51,32 @@ BOOST_AUTO_TEST_CASE(the_engine_owns_the_settings_exactly_once_depends_on) {
   BOOST_TEST(!k::is_engine_owned("bootstrap.servers"));
   BOOST_TEST(!k::is_engine_owned("security.protocol"));
   BOOST_TEST(!k::is_engine_owned("transaction.timeout.ms"));
+}
+
+BOOST_AUTO_TEST_CASE(group_protocol_is_classic_unless_the_user_chose_consumer_in_any_case) {
+  BOOST_TEST((k::group_protocol_of({}).value() == k::group_protocol::classic));
+  BOOST_TEST((k::group_protocol_of({{"group.protocol", "classic"}}).value() == k::group_protocol::classic));
+  // The last one given wins, as in librdkafka and Java's Properties.
+  const k::settings twice{{"group.protocol", "CONSUMER"}, {"group.protocol", "Classic"}};
+  BOOST_TEST((k::group_protocol_of(twice).value() == k::group_protocol::classic));
+  const auto consumer = k::group_protocol_of({{"group.protocol", "Consumer"}});
+  if (rd_kafka_version() >= 0x020c00ff) {
+    BOOST_TEST_REQUIRE(consumer.has_value());
+    BOOST_TEST((*consumer == k::group_protocol::consumer));
+    BOOST_TEST(k::check_user_settings({{"group.protocol", "consumer"}, {"group.remote.assignor", "uniform"}})
+                   .has_value());
+  } else {
+    // The floor build: refused before librdkafka says "no such property".
+    BOOST_TEST_REQUIRE(consumer.has_error());
+    BOOST_TEST(consumer.error().message.find("needs librdkafka 2.12.0 or newer") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_group_protocol_other_than_classic_or_consumer_is_refused_naming_the_value) {
+  const auto r = k::check_user_settings({{"group.protocol", "share"}});
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().key == "group.protocol");
+  BOOST_TEST(r.error().message == "setting 'group.protocol' takes classic or consumer, not 'share'");
 }
 
 BOOST_AUTO_TEST_CASE(build_conf_applies_user_settings_and_then_the_engine_settings) {

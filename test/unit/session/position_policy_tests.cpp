@@ -78,6 +78,8 @@ BOOST_AUTO_TEST_CASE(consumer_errors_are_ignored_logged_refused_unavailable_or_f
   // A duplicate group.instance.id is fatal to the consumer, and it is a
   // fence (exit 75), not an unavailable cluster.
   BOOST_TEST((ss::classify(error_of(RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID, true)) == v::fenced));
+  // KIP-848 refuses the second member with the id instead (UNRELEASED_INSTANCE_ID).
+  BOOST_TEST((ss::classify(error_of(static_cast<rd_kafka_resp_err_t>(111), true)) == v::fenced));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
