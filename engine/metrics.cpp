@@ -124,6 +124,8 @@ std::optional<client_statistics> parse_client_statistics(std::string_view json) 
         br.rtt_avg_seconds = static_cast<double>(as_count(rtt->get_object().if_contains("avg"))) / 1e6;
         br.rtt_p99_seconds = static_cast<double>(as_count(rtt->get_object().if_contains("p99"))) / 1e6;
       }
+      if (const boost::json::value* th = b->if_contains("throttle"); th && th->is_object())  // milliseconds
+        br.throttle_max_seconds = static_cast<double>(as_count(th->get_object().if_contains("max"))) / 1e3;
       s.brokers.push_back(std::move(br));
     }
   }
@@ -342,6 +344,10 @@ std::string metrics::prometheus_text() const {
              "Producer request round-trip time to the broker, 99th percentile over the last interval.");
     for (const auto& b : client_->brokers)
       x.sample("streamt_kafka_broker_rtt_p99_seconds", {{"broker", b.name}}, b.rtt_p99_seconds);
+    x.family("streamt_kafka_broker_throttle_max_seconds", "gauge",
+             "Longest time the broker held back a producer response for a quota, over the last interval.");
+    for (const auto& b : client_->brokers)
+      x.sample("streamt_kafka_broker_throttle_max_seconds", {{"broker", b.name}}, b.throttle_max_seconds);
     x.single("streamt_kafka_producer_queue_messages", "gauge",
              "Records handed to the producer and not yet delivered.", client_->queued_messages);
     x.single("streamt_kafka_producer_sent_bytes_total", "counter",

@@ -38,6 +38,9 @@ struct client_statistics {
     bool up = false;   // connection state UP
     double rtt_avg_seconds = 0;
     double rtt_p99_seconds = 0;
+    // How long the broker held its responses back for a quota (KIP-219:
+    // quotas throttle, they fail nothing), longest over the last window.
+    double throttle_max_seconds = 0;
   };
   std::vector<broker> brokers;        // the bootstrap placeholders left out
   std::uint64_t queued_messages = 0;  // msg_cnt: produced, not yet delivered

@@ -206,7 +206,7 @@ config_result<group_protocol> group_protocol_of(const settings& user) {
       chosen = group_protocol::consumer;
     } else {
       return config_error{errc::invalid_setting, s.key, 0,
-                          "setting 'group.protocol' takes classic or consumer, not '" + s.value + "'"};
+                          "setting 'group.protocol' takes classic or consumer, not '" + redact(s) + "'"};
     }
   }
   // librdkafka before 2.4 does not know the key; 2.4 to 2.11 had KIP-848

@@ -148,7 +148,7 @@ struct run_failed {
 };
 
 // A running engine's wait for one answer from its brokers, asked again
-// until it gets one or broker_wait() says the run fails.
+// until it gets one or run_session::broker_wait_ends() says the run fails.
 struct broker_wait {
   std::string what;          // "the committed offsets", "the offsets of T/P"
   clock::duration waited{};  // since the wait began

@@ -133,6 +133,23 @@ wait_for_committed() {
   echo "committed offset of $1 $2/$3 is $got, expected $4" >&2
   return 1
 }
+# numbered_orders FROM TO: records r FROM .. r TO-1 for produce, keyed k0..k6.
+numbered_orders() { for ((i = $1; i < $2; i++)); do printf 'k%d\t{"id":"r%d","amount":%d}\n' "$((i % 7))" "$i" "$i"; done; }
+# numbered_ids N: r0 .. rN-1, sorted as committed_ids sorts them.
+numbered_ids() { for ((i = 0; i < $1; i++)); do printf 'r%d\n' "$i"; done | sort; }
+# committed_ids SINK: the ids in the sink's read_committed view, sorted.
+committed_ids() { values_committed "$1" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p' | sort; }
+# wait_committed_total GROUP TOPIC N [TIMEOUT_S]: until the group's committed
+# offsets of the topic's partitions 0 and 1 add up to N.
+wait_committed_total() {
+  local deadline=$((SECONDS + ${4:-90})) total
+  while ((SECONDS < deadline)); do
+    total=$(("$(committed_offset "$1" "$2" 0 | sed 's/none/0/')" + "$(committed_offset "$1" "$2" 1 | sed 's/none/0/')"))
+    ((total == $3)) && return 0
+    sleep 0.5
+  done
+  return 1
+}
 show_log() { echo "--- $1.log"; cat "$work/$1.log"; }
 # metrics_port NAME: the port NAME's log says it serves metrics on (empty
 # while it has not said so yet).

@@ -19,20 +19,6 @@ create_topic "$sink" 2
 schema="$work/orders.schema.json"
 orders_schema "$src" "$schema"
 compile "$schema" "$app" "$sink" "SELECT id, amount FROM orders" "$work/plan.json"
-batch() { for ((i = $1; i < $2; i++)); do printf 'k%d\t{"id":"r%d","amount":%d}\n' "$((i % 7))" "$i" "$i"; done; }
-expected() { for ((i = 0; i < $1; i++)); do printf 'r%d\n' "$i"; done; }
-# committed_ids: the ids in the sink's read_committed view, sorted.
-committed_ids() { values_committed "$sink" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p' | sort; }
-# wait_total N: until the group's committed offsets add up to N.
-wait_total() {
-  local deadline=$((SECONDS + 90)) total
-  while ((SECONDS < deadline)); do
-    total=$(("$(committed_offset "$app" "$src" 0 | sed 's/none/0/')" + "$(committed_offset "$app" "$src" 1 | sed 's/none/0/')"))
-    ((total == $1)) && return 0
-    sleep 0.5
-  done
-  return 1
-}
 
 echo "== 1. the instance id is the group.instance.id"
 "$STREAMT_BINARY" run "$work/plan.json" --bootstrap-servers "$STREAMT_BOOTSTRAP" --state-dir "$work/refused" \
@@ -40,8 +26,8 @@ echo "== 1. the instance id is the group.instance.id"
 check_eq "-X group.instance.id is refused (exit 78)" 78 "$rc"
 grep -q "owned by the engine" "$work/refused.log" || { show_log refused; fail "no 'owned by the engine'"; }
 start_engine a "$work/plan.json" "$work/state-a" --static-membership
-batch 0 40 | produce "$src"
-wait_total 40 || { show_log a; fail "first batch not committed"; }
+numbered_orders 0 40 | produce "$src"
+wait_committed_total "$app" "$src" 40 || { show_log a; fail "first batch not committed"; }
 txn=$(grep -o 'transactional id [^,]*' "$work/a.log" | head -n1)
 txn=${txn#transactional id }
 [[ -n $txn ]] || fail "no transactional id in the log"
@@ -51,9 +37,9 @@ echo "== 2. a restart from the same state directory"
 stop_engine a
 check_eq "a exits 0 on SIGTERM" 0 "$engine_rc"
 start_engine a2 "$work/plan.json" "$work/state-a" --static-membership
-batch 40 80 | produce "$src"
-wait_total 80 || { show_log a2; fail "second batch not committed after the restart"; }
-check_eq "every record once across the restart" "$(expected 80 | sort)" "$(committed_ids)"
+numbered_orders 40 80 | produce "$src"
+wait_committed_total "$app" "$src" 80 || { show_log a2; fail "second batch not committed after the restart"; }
+check_eq "every record once across the restart" "$(numbered_ids 80)" "$(committed_ids "$sink")"
 
 echo "== 3. a copy of the state directory fences the running instance"
 cp -a "$work/state-a" "$work/state-copy"
@@ -64,9 +50,9 @@ start_engine copy "$work/plan.json" "$work/state-copy" --static-membership
 wait_engine a2 60
 check_eq "the older instance exits 75 (fenced)" 75 "$engine_rc"
 grep -qi "fenced" "$work/a2.log" || { show_log a2; fail "a2's log does not say it was fenced"; }
-batch 80 120 | produce "$src"
-wait_total 120 || { show_log copy; fail "the copy did not commit the third batch"; }
+numbered_orders 80 120 | produce "$src"
+wait_committed_total "$app" "$src" 120 || { show_log copy; fail "the copy did not commit the third batch"; }
 stop_engine copy
 check_eq "the copy exits 0 on SIGTERM" 0 "$engine_rc"
-check_eq "every record once across the fence" "$(expected 120 | sort)" "$(committed_ids)"
+check_eq "every record once across the fence" "$(numbered_ids 120)" "$(committed_ids "$sink")"
 echo "static_membership: $checks_passed checks passed"

@@ -166,7 +166,8 @@ BOOST_AUTO_TEST_CASE(takes_brokers_queue_and_transaction_state_from_librdkafka_s
   const std::string json = R"({"name":"rdkafka#producer-1","type":"producer","msg_cnt":12,"tx_bytes":3456,
     "rx_bytes":789,"brokers":{
       "127.0.0.1:9092/bootstrap":{"name":"127.0.0.1:9092/bootstrap","nodeid":-1,"state":"INIT","rtt":{"avg":0,"p99":0}},
-      "127.0.0.1:9092/1":{"name":"127.0.0.1:9092/1","nodeid":1,"state":"UP","rtt":{"avg":1500,"p99":20000}}},
+      "127.0.0.1:9092/1":{"name":"127.0.0.1:9092/1","nodeid":1,"state":"UP","rtt":{"avg":1500,"p99":20000},
+        "throttle":{"min":0,"max":850,"avg":120}}},
     "eos":{"idemp_state":"Assigned","txn_state":"InTransaction"}})";
   const std::optional<engine::client_statistics> s = engine::parse_client_statistics(json);
   BOOST_TEST_REQUIRE(s.has_value());
@@ -176,11 +177,13 @@ BOOST_AUTO_TEST_CASE(takes_brokers_queue_and_transaction_state_from_librdkafka_s
   BOOST_TEST(s->brokers[0].name == "127.0.0.1:9092/1");
   BOOST_TEST(s->brokers[0].up);
   BOOST_TEST(s->brokers[0].rtt_avg_seconds == 0.0015, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(s->brokers[0].throttle_max_seconds == 0.85, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(s->transaction_state == "InTransaction");
   engine::metrics m;
   m.statistics(*s);
   const auto samples = samples_of(m.prometheus_text());
   BOOST_TEST(samples.at("streamt_kafka_broker_up{broker=\"127.0.0.1:9092/1\"}") == "1");
+  BOOST_TEST(samples.at("streamt_kafka_broker_throttle_max_seconds{broker=\"127.0.0.1:9092/1\"}") == "0.85");
   BOOST_TEST(samples.at("streamt_kafka_producer_queue_messages") == "12");
   BOOST_TEST(samples.at("streamt_kafka_transaction_state{state=\"InTransaction\"}") == "1");
 }
