@@ -76,7 +76,11 @@ BOOST_AUTO_TEST_CASE(a_group_protocol_other_than_classic_or_consumer_is_refused_
   const auto r = k::check_user_settings({{"group.protocol", "share"}});
   BOOST_TEST_REQUIRE(r.has_error());
   BOOST_TEST(r.error().key == "group.protocol");
-  BOOST_TEST(r.error().message == "setting 'group.protocol' takes classic or consumer, not 'share'");
+  BOOST_TEST(r.error().message.starts_with("setting 'group.protocol' takes classic or consumer, not '"));
+  // The floor's librdkafka does not know the key, and an unknown key's value
+  // is withheld like any other (it may be a mistyped secret).
+  const bool known = rd_kafka_version() >= 0x020c00ff;
+  BOOST_TEST(r.error().message.find(known ? "'share'" : "withheld") != std::string::npos, r.error().message);
 }
 
 BOOST_AUTO_TEST_CASE(build_conf_applies_user_settings_and_then_the_engine_settings) {
