@@ -39,7 +39,7 @@ compile "$schema" "$app" "$sink" "SELECT id, amount FROM orders" "$work/plan.jso
 "$STREAMT_BINARY" run "$work/plan.json" --bootstrap-servers 127.0.0.1:1 --state-dir "$work/probe" \
   --config "$own/consumer.properties" --connect-timeout-ms 1000 >"$work/probe.log" 2>&1 && rc=0 || rc=$?
 if grep -q "needs librdkafka 2.12.0 or newer" "$work/probe.log"; then
-  check_eq "group.protocol=consumer is refused on $(grep -o 'links librdkafka [^:]*' "$work/probe.log") (exit 78)" 78 "$rc"
+  check_eq "group.protocol=consumer is refused by a build that $(grep -o 'links librdkafka [^:]*' "$work/probe.log") (exit 78)" 78 "$rc"
   [[ ! -e $work/probe ]] || fail "the refusal touched the state directory"
   echo "consumer_protocol: $checks_passed checks passed (KIP-848 needs librdkafka 2.12.0: the rest skipped)"
   exit 0
