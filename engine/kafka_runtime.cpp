@@ -71,12 +71,11 @@ class kafka_sink {
       : producer_(&p), topic_(std::move(topic)), tracker_(&tracker) {}
 
   void emit(const record_view& in, std::string_view value) {
-    headers_.clear();
-    for (const header_view& h : in.headers) headers_.push_back({h.name, h.value});
     kafka::outgoing_record out;
     out.key = in.key;
     out.value = value;
-    out.headers = headers_;
+    out.headers = in.headers;
+    out.headers_of = in.consumed;
     out.timestamp_ms = in.timestamp.value_or(0);
     out.opaque = tracker_->producing(in, value.size());
     if (kafka::error_report e = producer_->produce(topic_, out); e.failed())
@@ -87,7 +86,6 @@ class kafka_sink {
   kafka::producer* producer_;
   std::string topic_;
   ss::sink_tracker* tracker_;
-  std::vector<kafka::header_view> headers_;
 };
 
 std::string describe(const kafka::topic_partition& tp) {
@@ -424,9 +422,9 @@ class runtime {
         case act::rewind: {
           const std::uint64_t before = session_.counters().rewinds;
           auto op = rewind(a.partitions);
-          kafka::error_report e = co_await std::move(op);
-          const bool cut_short = e.failed() && stop_asked();
-          a = session_.on(ss::rewound{std::move(e), cut_short});
+          ss::rewound r = co_await std::move(op);
+          r.cut_short_by_stop = r.result.failed() && stop_asked();
+          a = session_.on(std::move(r));
           if (session_.counters().rewinds != before) metrics_->rewound();
           break;
         }
@@ -528,7 +526,7 @@ class runtime {
           ss::run_failed{run_status::failed, "polling the consumer failed: " + polled.error().message()});
     }
     held_ = std::move(*polled);
-    kafka::view_messages(held_->messages, views_, headers_);
+    kafka::view_messages(held_->messages, views_);
     if (!views_.empty()) co_return session_.on(ss::records_arrived{views_, steady_clock::now()});
     co_return a;  // nothing but errors or a rebalance: taken at the next poll
   }
@@ -565,7 +563,8 @@ class runtime {
   // into the producer.
   ss::action produce(const ss::action& a) {
     record_counts counts;
-    const std::span<const record_view> take(views_.data(), a.take);
+    // The session's batch: the polled records less any it dropped.
+    const std::span<const record_view> take = session_.batch().first(a.take);
     batch_result r = process_batch(take, stages_, *sink_, counts);
     return session_.on(ss::batch_produced{std::move(r), counts, steady_clock::now()});
   }
@@ -637,6 +636,7 @@ class runtime {
       co_return refuse_assignment(ev.partitions, std::move(failure));
     }
     std::vector<kafka::partition_offset> start;
+    std::map<ss::partition_id, ss::offset> positions;
     for (const kafka::committed_offset& co : *committed) {
       const std::optional<ss::offset> ours = session_offset(co);
       kafka::partition_offset po{co.partition, RD_KAFKA_OFFSET_BEGINNING};
@@ -665,13 +665,14 @@ class runtime {
       else
         STREAMT_LOG(log_, info) << at.note;
       po.offset = at.at ? at.at->value : RD_KAFKA_OFFSET_BEGINNING;
+      if (at.at) positions[ss::partition_id{po.partition.partition}] = *at.at;
       if (marks)
         metrics_->partition_position(po.partition.topic, po.partition.partition, po.offset, marks->high);
       start.push_back(po);
     }
     if (kafka::error_report e = consumer_->incremental_assign(start); e.failed())
       co_return session_.on(ss::run_failed{run_status::failed, "taking partitions failed: " + e.message});
-    ss::action next = session_.on(ss::assigned{std::move(ids)});
+    ss::action next = session_.on(ss::assigned{std::move(ids), std::move(positions)});
     metrics_->assigned(session_.ledger().owned().size());
     co_return next;
   }
@@ -692,17 +693,26 @@ class runtime {
 
   // After an abort, every owned partition goes back to its committed offset:
   // the aborted records are produced again, the offsets sent again.
-  asio::awaitable<kafka::error_report> rewind(std::vector<ss::partition_id> ids) {
+  // The outcome says where each partition went: the session drops records
+  // fetched before the seek that are older than that.
+  asio::awaitable<ss::rewound> rewind(std::vector<ss::partition_id> ids) {
+    ss::rewound r;
     std::vector<kafka::topic_partition> parts = source_partitions(ids);
-    if (parts.empty()) co_return kafka::error_report{};
+    if (parts.empty()) co_return r;
     kafka::kafka_result<std::vector<kafka::committed_offset>> committed = co_await committed_offsets(parts);
-    if (!committed) co_return committed.error();
+    if (!committed) {
+      r.result = committed.error();
+      co_return r;
+    }
     std::vector<kafka::partition_offset> to;
-    for (const kafka::committed_offset& co : *committed)
+    for (const kafka::committed_offset& co : *committed) {
       to.push_back({co.partition, co.offset.value_or(RD_KAFKA_OFFSET_BEGINNING)});
+      if (co.offset) r.positions[ss::partition_id{co.partition.partition}] = ss::offset{*co.offset};
+    }
     STREAMT_LOG(log_, info) << "rewound " << parts.size() << " partition(s) to their committed offsets";
     auto seek = consumer_->async_seek(std::move(to));
-    co_return co_await std::move(seek);
+    r.result = co_await std::move(seek);
+    co_return r;
   }
 
   // The committed offsets are read stable (read_committed): while a
@@ -892,7 +902,7 @@ class runtime {
       std::vector<std::pair<const kafka::delivery_report*, std::size_t>> failures;
       for (const kafka::delivery_report& d : ev->deliveries) {
         if (!d.error.failed()) {
-          session_.sink().delivered(d.opaque, d.partition.partition, d.offset);
+          session_.sink().delivered(d.opaque, d.partition, d.offset);
           continue;
         }
         session_.sink().delivery_failed(d.opaque, d.error);
@@ -907,7 +917,7 @@ class runtime {
         // abortable) and be aborted and rewound: nothing to do here.
       }
       for (const auto& [first, count] : failures)
-        STREAMT_LOG(log_, warning) << "delivery to " << describe(first->partition)
+        STREAMT_LOG(log_, warning) << "delivery to " << plan_.identity.sink_topic << "/" << first->partition
                                    << " failed: " << first->error.message
                                    << (count > 1 ? " (and " + std::to_string(count - 1) + " more records)"
                                                  : "");
@@ -980,7 +990,6 @@ class runtime {
   // next poll, and its errors and rebalance until the session has heard them.
   std::optional<kafka::poll_batch> held_;
   std::vector<record_view> views_;
-  std::vector<header_view> headers_;
   // When the commit under way was first called, for its duration in the log
   // and metrics (the session keeps its own for the protocol).
   steady_clock::time_point call_began_{};

@@ -87,6 +87,8 @@ config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_ex
     return config_error{
         errc::client_creation_failed, {}, 0, std::string("consumer: ") + rd_kafka_err2str(err)};
   }
+  self->queue_.reset(rd_kafka_queue_get_consumer(self->rk_.get()));
+  self->batch_consume_ = batch_consume_is_safe(rd_kafka_version());
   auto waker = queue_waker::create(std::move(ex), queue_ptr(rd_kafka_queue_get_consumer(self->rk_.get())));
   if (!waker)
     return config_error{errc::client_creation_failed, {}, 0, "consumer: " + waker.error().message()};
@@ -99,6 +101,7 @@ consumer::~consumer() {
   // eventfd, the pool finishes any blocking call that uses the handle, and
   // only then the handle goes.
   waker_.reset();
+  queue_.reset();
   blocking_.join();
   if (rk_ && subscribed_ && !assigned_once_ && rd_kafka_version() < 0x020300ff) {
     // librdkafka before 2.3.0 fails an assertion (SIGABRT) destroying a
@@ -164,37 +167,76 @@ void consumer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaqu
   self->pending_errors_.push_back(std::move(e));
 }
 
+// One message from librdkafka into the batch: a record, or a consumer error
+// (which librdkafka hands over as a message with `err` set).
+void consumer::take(message_ptr m, poll_batch& batch) {
+  if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    batch.messages.push_back(std::move(m));
+    return;
+  }
+  consumer_error e;
+  e.error = report_of(m->err);
+  // A consumer error message carries its text as the payload, which is
+  // not guaranteed to be NUL-terminated: copy it with its length.
+  const std::string text = m->payload != nullptr && m->len > 0
+                               ? std::string(static_cast<const char*>(m->payload), m->len)
+                               : std::string(rd_kafka_err2str(m->err));
+  e.error.message = std::string(rd_kafka_err2name(m->err)) + ": " + text;
+  if (m->err == RD_KAFKA_RESP_ERR__FATAL) e.error = fatal_cause(rk_.get());
+  if (m->rkt != nullptr) e.partition = topic_partition{rd_kafka_topic_name(m->rkt), m->partition};
+  e.offset = m->offset;
+  batch.errors.push_back(std::move(e));
+}
+
+// The errors the callbacks noted, and the first rebalance they queued.
+void consumer::add_pending(poll_batch& batch) {
+  for (auto& e : pending_errors_) batch.errors.push_back(std::move(e));
+  pending_errors_.clear();
+  if (!pending_rebalances_.empty()) {
+    batch.rebalance = std::move(pending_rebalances_.front());
+    pending_rebalances_.pop_front();
+  }
+}
+
 poll_batch consumer::drain(std::size_t max) {
   poll_batch batch;
+  if (max == 0) return batch;
+  if (!batch_consume_) return drain_one_by_one(max, std::move(batch));
+  // One call, one queue lock for the whole batch (rd_kafka_consumer_poll
+  // takes it, and reads the clock, per message). A rebalance that
+  // librdkafka serves during the call runs our callback, which only queues
+  // it: nothing is assigned or unassigned until the session acknowledges
+  // it, after this batch's records. So every record here belongs to a
+  // partition assigned when it was fetched, the revoked ones included: they
+  // go into the open transaction, which commits (or, for a lost
+  // assignment, aborts) before the partitions are given up. What the
+  // consumer hands over after that (offset_ledger::current) the session
+  // drops.
+  fetched_.resize(max);
+  const ssize_t n = rd_kafka_consume_batch_queue(queue_.get(), 0, fetched_.data(), max);
+  if (n < 0) {
+    batch.errors.push_back({report_of(rd_kafka_last_error()), std::nullopt, no_offset});
+  } else {
+    batch.messages.reserve(static_cast<std::size_t>(n));
+    for (ssize_t i = 0; i < n; ++i) take(message_ptr(fetched_[static_cast<std::size_t>(i)]), batch);
+  }
+  add_pending(batch);
+  return batch;
+}
+
+// librdkafka before 2.1.0 (the 2.0.2 floor): its batch call could lose
+// messages or return ones of revoked partitions when a rebalance or seek
+// ran during it (its CHANGELOG, 2.0.0 known issues; fixed in 2.1.0), so
+// the floor takes one message per call and stops at a rebalance or error.
+poll_batch consumer::drain_one_by_one(std::size_t max, poll_batch batch) {
   while (batch.messages.size() < max) {
     message_ptr m(rd_kafka_consumer_poll(rk_.get(), 0));
-    // Tested below after `m` may have been moved into the batch: whether the
-    // queue answered at all decides whether to go on taking records.
+    // Tested before `m` is moved into the batch: whether the queue answered
+    // at all decides whether to go on taking records.
     const bool answered = m != nullptr;
-    if (m && m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      consumer_error e;
-      e.error = report_of(m->err);
-      // A consumer error message carries its text as the payload, which is
-      // not guaranteed to be NUL-terminated: copy it with its length.
-      const std::string text = m->payload != nullptr && m->len > 0
-                                   ? std::string(static_cast<const char*>(m->payload), m->len)
-                                   : std::string(rd_kafka_err2str(m->err));
-      e.error.message = std::string(rd_kafka_err2name(m->err)) + ": " + text;
-      if (m->err == RD_KAFKA_RESP_ERR__FATAL) e.error = fatal_cause(rk_.get());
-      if (m->rkt != nullptr) e.partition = topic_partition{rd_kafka_topic_name(m->rkt), m->partition};
-      e.offset = m->offset;
-      batch.errors.push_back(std::move(e));
-    } else if (m) {
-      batch.messages.push_back(std::move(m));
-    }
-    for (auto& e : pending_errors_) batch.errors.push_back(std::move(e));
-    pending_errors_.clear();
-    if (!pending_rebalances_.empty()) {
-      batch.rebalance = std::move(pending_rebalances_.front());
-      pending_rebalances_.pop_front();
-      break;
-    }
-    if (!answered || !batch.errors.empty()) break;
+    if (answered) take(std::move(m), batch);
+    add_pending(batch);
+    if (!answered || !batch.errors.empty() || batch.rebalance) break;
   }
   return batch;
 }
@@ -325,35 +367,11 @@ group_metadata_ptr consumer::group_metadata() const {
   return group_metadata_ptr(rd_kafka_consumer_group_metadata(rk_.get()));
 }
 
-void view_messages(std::span<const message_ptr> messages, std::vector<message_view>& views,
-                   std::vector<header_view>& headers) {
+void view_messages(std::span<const message_ptr> messages, std::vector<message_view>& views) {
   views.clear();
-  headers.clear();
-  // The batch's headers go into the one vector, reserved for all of them
-  // first, so that the spans the views take stay valid (no reallocation
-  // after them) and nothing else is allocated per batch.
-  std::size_t total = 0;
-  for (const message_ptr& m : messages) {
-    rd_kafka_headers_t* hdrs = nullptr;
-    if (rd_kafka_message_headers(m.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR)
-      total += rd_kafka_header_cnt(hdrs);
-  }
-  headers.reserve(total);
   views.reserve(messages.size());
   for (const message_ptr& mp : messages) {
     const rd_kafka_message_t* m = mp.get();
-    const std::size_t begin = headers.size();
-    rd_kafka_headers_t* hdrs = nullptr;
-    if (rd_kafka_message_headers(mp.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      const char* name = nullptr;
-      const void* value = nullptr;
-      std::size_t size = 0;
-      for (std::size_t i = 0;
-           rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
-        headers.push_back({name, value ? std::optional<std::string_view>(
-                                             std::string_view(static_cast<const char*>(value), size))
-                                       : std::nullopt});
-    }
     message_view v;
     v.topic = rd_kafka_topic_name(m->rkt);
     v.partition = m->partition;
@@ -365,7 +383,7 @@ void view_messages(std::span<const message_ptr> messages, std::vector<message_vi
     rd_kafka_timestamp_type_t ts_type;
     const std::int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
     if (ts_type != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) v.timestamp = ts;
-    v.headers = std::span<const header_view>(headers.data() + begin, headers.size() - begin);
+    v.consumed = as_consumed(m);
     views.push_back(v);
   }
 }

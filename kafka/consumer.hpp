@@ -76,7 +76,8 @@ struct consumer_error {
 struct poll_batch {
   // Messages in the order librdkafka delivered them (per partition: offset order).
   std::vector<message_ptr> messages;
-  // Errors seen while polling; the batch stops at the first one.
+  // Errors seen while polling (handle them after `messages`). Taken one
+  // message at a time, the batch stops at the first.
   std::vector<consumer_error> errors;
   // A rebalance ends the batch: process `messages` first, then handle it and
   // acknowledge it with incremental_assign / incremental_unassign.
@@ -85,13 +86,17 @@ struct poll_batch {
   bool empty() const noexcept { return messages.empty() && errors.empty() && !rebalance; }
 };
 
-// The polled `messages` as views, in their order: `views` gets one each, and
-// `headers` all their headers (each view's span points into it). Both are
-// cleared first and reused, so a batch costs no allocation once they have
-// grown; the views stay valid while `messages` and `headers` live. The one
-// place a consumed rd_kafka_message_t is read.
-void view_messages(std::span<const message_ptr> messages, std::vector<message_view>& views,
-                   std::vector<header_view>& headers);
+// The polled `messages` as views, in their order: `views` gets one each
+// (cleared first and reused, so a batch costs no allocation once it has
+// grown); the views stay valid while `messages` lives. Headers are not
+// read: each view points at its message (message_view::consumed), and the
+// producer copies an emitted record's headers from there. The one place a
+// consumed rd_kafka_message_t is read, besides that copy.
+void view_messages(std::span<const message_ptr> messages, std::vector<message_view>& views);
+
+// Whether librdkafka `version` (rd_kafka_version()'s encoding) is one whose
+// batch consume call is used: 2.1.0 and later (see consumer::drain).
+constexpr bool batch_consume_is_safe(int version) noexcept { return version >= 0x020100ff; }
 
 class consumer {
  public:
@@ -195,10 +200,20 @@ class consumer {
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
   static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   poll_batch drain(std::size_t max);
+  poll_batch drain_one_by_one(std::size_t max, poll_batch batch);
+  void take(message_ptr m, poll_batch& batch);
+  void add_pending(poll_batch& batch);
 
   kafka_ptr rk_;
   boost::asio::thread_pool blocking_{1};
   std::optional<queue_waker> waker_;
+  // The consumer queue (the main queue is forwarded to it), read a batch
+  // per call where librdkafka's batch call is safe; fetched_ is that call's
+  // output array, kept so a batch allocates nothing of ours beyond the
+  // batch's own vector.
+  queue_ptr queue_;
+  bool batch_consume_ = false;
+  std::vector<rd_kafka_message_t*> fetched_;
   std::deque<rebalance_event> pending_rebalances_;
   std::vector<consumer_error> pending_errors_;
   // Set before rd_kafka_consumer_close runs on the pool: from then on the

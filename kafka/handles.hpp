@@ -6,6 +6,8 @@
 // escapes its scope leaks a broker connection or a message buffer; with these
 // the compiler closes them on every path, including early returns on error.
 
+#include "kafka/message_view.hpp"
+
 #include <librdkafka/rdkafka.h>
 
 #include <memory>
@@ -16,6 +18,14 @@ namespace streamt::kafka {
 // The librdkafka this process runs with (the shared library's, which may be
 // newer than the headers it was built against).
 inline std::string_view library_version() noexcept { return rd_kafka_version_str(); }
+
+// message_view::consumed and the rd_kafka_message_t it is.
+inline const consumed_message* as_consumed(const rd_kafka_message_t* m) noexcept {
+  return reinterpret_cast<const consumed_message*>(m);
+}
+inline const rd_kafka_message_t* as_native(const consumed_message* m) noexcept {
+  return reinterpret_cast<const rd_kafka_message_t*>(m);
+}
 
 struct kafka_deleter {
   void operator()(rd_kafka_t* p) const noexcept { rd_kafka_destroy(p); }

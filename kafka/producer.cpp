@@ -79,7 +79,14 @@ producer::~producer() {
 
 error_report producer::produce(std::string_view topic, const outgoing_record& record) {
   headers_ptr headers;
-  if (!record.headers.empty()) {
+  if (record.headers_of != nullptr) {
+    // The consumed record's own headers: parsed now, for this record only,
+    // and copied in one call (produceva takes ownership of what it gets).
+    rd_kafka_headers_t* in = nullptr;
+    if (rd_kafka_message_headers(as_native(record.headers_of), &in) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+        rd_kafka_header_cnt(in) > 0)
+      headers.reset(rd_kafka_headers_copy(in));
+  } else if (!record.headers.empty()) {
     headers.reset(rd_kafka_headers_new(record.headers.size()));
     for (const auto& h : record.headers) {
       rd_kafka_header_add(headers.get(), h.name.data(), static_cast<ssize_t>(h.name.size()),
@@ -134,7 +141,7 @@ void producer::drain(std::size_t max, producer_events& out) {
       case RD_KAFKA_EVENT_DR:
         while (const rd_kafka_message_t* m = rd_kafka_event_message_next(ev.get())) {
           delivery_report r;
-          r.partition = {rd_kafka_topic_name(m->rkt), m->partition};
+          r.partition = m->partition;
           r.offset = m->offset;
           r.opaque = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(m->_private));
           // Not rd_kafka_message_errstr: for a delivery report it reads the

@@ -11,6 +11,34 @@ namespace streamt::engine::session {
 void offset_ledger::give_up(partition_id p) {
   owned_.erase(p);
   pending_.erase(p);
+  positions_.erase(p);
+}
+
+std::span<const record_view> offset_ledger::current(std::span<const record_view> batch,
+                                                    std::vector<record_view>& kept, dropped& d) const {
+  // Runs once per batch with a set and a map look-up per record: a batch
+  // from a backlog holds few partitions, and this is cheap next to decoding.
+  const auto keeps = [&](const record_view& v, dropped* count) {
+    const partition_id p{v.partition};
+    bool keep = true;
+    if (!owns(p)) {
+      keep = false;
+      if (count) ++count->not_owned;
+    } else if (const auto at = positions_.find(p); at != positions_.end() && offset{v.offset} < at->second) {
+      keep = false;
+      if (count) ++count->before_position;
+    }
+    if (!keep && count && count->first.empty())
+      count->first = std::string(v.topic) + "/" + to_string(p) + "@" + std::to_string(v.offset);
+    return keep;
+  };
+  std::size_t i = 0;
+  while (i < batch.size() && keeps(batch[i], nullptr)) ++i;
+  if (i == batch.size()) return batch;
+  kept.assign(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(i));
+  for (; i < batch.size(); ++i)
+    if (keeps(batch[i], &d)) kept.push_back(batch[i]);
+  return kept;
 }
 
 std::optional<std::string> offset_ledger::went_back(std::span<const record_view> batch) const {

@@ -15,6 +15,12 @@
 //    rewind and a lost assignment (tools/faults broker_pause); committing
 //    both would duplicate its output, skipping the repeat could lose
 //    records, so the session aborts and rewinds.
+//  - current(): records the consumer hands over that are not this
+//    process's to process: of a partition it gave up (librdkafka may still
+//    hold what it fetched before the unassign), or from before the position
+//    a partition was last assigned or rewound to (fetched before the seek).
+//    Dropped, never processed: the first would duplicate the next owner's
+//    output, the second this process's own.
 //  - behind(): the group coordinator answering a committed offset older than
 //    one this process committed (seen for minutes after a broker restart,
 //    tools/faults broker_kill). Resuming there would replay committed
@@ -47,6 +53,21 @@ class offset_ledger {
   bool owns(partition_id p) const { return owned_.count(p) != 0; }
   const std::set<partition_id>& owned() const noexcept { return owned_; }
 
+  // ---- what the consumer may hand over ----
+  // `p` was assigned at, or rewound to, `at`: its records start there.
+  void positioned(partition_id p, offset at) { positions_[p] = at; }
+  struct dropped {
+    std::size_t not_owned = 0;        // of a partition this process does not own
+    std::size_t before_position = 0;  // older than where the partition was positioned
+    std::string first;                // the first dropped record, as topic/partition@offset
+    std::size_t total() const noexcept { return not_owned + before_position; }
+  };
+  // The records of `batch` this process may process, in their order:
+  // `batch` itself when all may (the usual case, no copy), else the kept
+  // ones, copied into `kept` (reused). `d` counts the others.
+  std::span<const record_view> current(std::span<const record_view> batch, std::vector<record_view>& kept,
+                                       dropped& d) const;
+
   // ---- the open transaction ----
   // The first record of `batch` (in delivery order) that is at or below a
   // record already handed over for its partition, in this batch or an
@@ -78,6 +99,7 @@ class offset_ledger {
  private:
   std::string topic_;
   std::set<partition_id> owned_;
+  std::map<partition_id, offset> positions_;
   std::map<partition_id, offset> pending_;
   std::map<partition_id, offset> committed_by_us_;
 };

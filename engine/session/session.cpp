@@ -121,10 +121,21 @@ action run_session::handle(const stop_seen& e) {
 // ---- records ------------------------------------------------------------------
 
 action run_session::handle(const records_arrived& e) {
-  batch_ = e.batch;
+  offset_ledger::dropped dropped;
+  batch_ = ledger_.current(e.batch, kept_, dropped);
   refused_.reset();
-  if (machine_.current() == commit::machine::state::idle) return follow(machine_.step(commit::batch_ready{}));
-  return follow({commit::action::produce, {}, {}});
+  std::string warning;
+  if (dropped.total() > 0) {
+    stale_dropped_ += dropped.total();
+    warning = "dropped " + std::to_string(dropped.total()) + " record(s) the consumer handed over (first " +
+              dropped.first + "): " + std::to_string(dropped.not_owned) +
+              " of partitions this process no longer owns, " + std::to_string(dropped.before_position) +
+              " from before the position a partition was assigned or rewound to";
+  }
+  if (batch_.empty()) return poll_or_commit(std::move(warning));
+  if (machine_.current() == commit::machine::state::idle)
+    return follow(machine_.step(commit::batch_ready{}), std::move(warning));
+  return follow({commit::action::produce, {}, {}}, std::move(warning));
 }
 
 // ---- authorisation -------------------------------------------------------------
@@ -312,6 +323,8 @@ action run_session::handle(const abort_returned& e) {
 }
 
 action run_session::handle(const rewound& e) {
+  if (!e.result.failed())
+    for (const auto& [p, at] : e.positions) ledger_.positioned(p, at);
   if (std::exchange(redo_rewind_, false)) {
     if (e.result.failed())
       return close(ending{run_status::failed, "rewind to the committed offsets: " + e.result.message, {}});
@@ -362,6 +375,7 @@ action run_session::handle(const given_up& e) {
 
 action run_session::handle(const assigned& e) {
   for (partition_id p : e.partitions) ledger_.take(p);
+  for (const auto& [p, at] : e.positions) ledger_.positioned(p, at);
   established_ = true;
   return poll_or_commit({});
 }
@@ -599,6 +613,7 @@ progress run_session::counters() const {
   p.commit_retries = commit_retries_;
   p.retries = retries_;
   p.rewinds = rewinds_;
+  p.stale_dropped = stale_dropped_;
   return p;
 }
 

@@ -43,6 +43,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -128,6 +129,8 @@ struct rewound {
   kafka::error_report result;
   // The wait for the brokers was ended by a stop signal, not by a failure.
   bool cut_short_by_stop = false;
+  // Where each partition was sought to (those with a committed offset).
+  std::map<partition_id, offset> positions{};
 };
 struct retry_elapsed {};
 struct revoked {
@@ -139,6 +142,9 @@ struct given_up {
 };
 struct assigned {
   std::vector<partition_id> partitions;
+  // Where the consumer starts each one, when it is a known offset (not
+  // "the beginning").
+  std::map<partition_id, offset> positions{};
 };
 // The driver found the run cannot go on (a failed poll, a refused
 // assignment, a consumer error, unreachable brokers).
@@ -208,6 +214,9 @@ struct progress {
   std::uint64_t commit_retries = 0;
   std::uint64_t retries = 0;
   std::uint64_t rewinds = 0;
+  // Records the consumer handed over that were not this process's to
+  // process (offset_ledger::current), dropped unprocessed.
+  std::uint64_t stale_dropped = 0;
 };
 
 class run_session {
@@ -232,6 +241,9 @@ class run_session {
   commit::machine::state commit_state() const noexcept { return machine_.current(); }
 
   const offset_ledger& ledger() const noexcept { return ledger_; }
+  // The records in hand, as the produce action means them: the last
+  // records_arrived batch less those offset_ledger::current dropped.
+  std::span<const record_view> batch() const noexcept { return batch_; }
   // For the notes: the producer adapter announces each record and its
   // immediate refusals, the delivery-report coroutine its reports.
   sink_tracker& sink() noexcept { return sink_; }
@@ -334,6 +346,8 @@ class run_session {
   std::uint64_t commit_retries_ = 0;
   std::uint64_t retries_ = 0;
   std::uint64_t rewinds_ = 0;
+  std::uint64_t stale_dropped_ = 0;
+  std::vector<record_view> kept_;  // offset_ledger::current's copy, reused
 };
 
 }  // namespace streamt::engine::session

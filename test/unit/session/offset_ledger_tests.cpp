@@ -90,4 +90,49 @@ BOOST_AUTO_TEST_CASE(giving_up_a_partition_drops_its_ownership_and_its_pending_o
   BOOST_TEST(l.pending().size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(a_batch_of_owned_records_at_or_past_their_positions_is_kept_as_it_is_without_a_copy) {
+  ss::offset_ledger l("orders");
+  l.take(ss::partition_id{0});
+  l.take(ss::partition_id{1});
+  l.positioned(ss::partition_id{0}, ss::offset{5});
+  const auto batch = records({{0, 5}, {1, 0}, {0, 6}});
+  std::vector<streamt::engine::record_view> kept;
+  ss::offset_ledger::dropped d;
+  const auto current = l.current(batch, kept, d);
+  BOOST_TEST(current.data() == batch.data());
+  BOOST_TEST(current.size() == 3u);
+  BOOST_TEST(d.total() == 0u);
+  BOOST_TEST(kept.empty());
+}
+
+BOOST_AUTO_TEST_CASE(records_of_a_partition_not_owned_or_from_before_its_position_are_dropped_and_counted) {
+  ss::offset_ledger l("orders");
+  l.take(ss::partition_id{0});
+  l.take(ss::partition_id{1});
+  l.positioned(ss::partition_id{0}, ss::offset{200});
+  l.give_up(ss::partition_id{1});
+  const auto batch = records({{0, 200}, {1, 7}, {0, 151}, {2, 0}, {0, 201}});
+  std::vector<streamt::engine::record_view> kept;
+  ss::offset_ledger::dropped d;
+  const auto current = l.current(batch, kept, d);
+  BOOST_TEST_REQUIRE(current.size() == 2u);
+  BOOST_TEST(current[0].offset == 200);
+  BOOST_TEST(current[1].offset == 201);
+  BOOST_TEST(d.not_owned == 2u);
+  BOOST_TEST(d.before_position == 1u);
+  BOOST_TEST(d.first == "orders/1@7");
+}
+
+BOOST_AUTO_TEST_CASE(a_partition_given_up_and_taken_again_keeps_no_position_from_before) {
+  ss::offset_ledger l("orders");
+  l.take(ss::partition_id{0});
+  l.positioned(ss::partition_id{0}, ss::offset{50});
+  l.give_up(ss::partition_id{0});
+  l.take(ss::partition_id{0});  // taken again from the beginning (no committed offset)
+  std::vector<streamt::engine::record_view> kept;
+  ss::offset_ledger::dropped d;
+  BOOST_TEST(l.current(records({{0, 0}}), kept, d).size() == 1u);
+  BOOST_TEST(d.total() == 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

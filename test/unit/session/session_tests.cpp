@@ -94,13 +94,16 @@ struct run {
     BOOST_TEST_REQUIRE(a.kind == act::produce);
     batch_result r;
     r.handled = std::min(a.take, invalid_at.value_or(a.take));
-    for (std::size_t i = 0; i < r.handled; ++i) s.sink().producing(batch[i], size);
+    // The session's batch, as the driver takes it: what arrived less what
+    // the session dropped.
+    const std::span<const record_view> in_hand = s.batch();
+    for (std::size_t i = 0; i < r.handled; ++i) s.sink().producing(in_hand[i], size);
     if (invalid_at) {
       streamt::diagnostic d;
       d.phase = streamt::phase::record;
       d.code = "type_mismatch";
       d.message = "column 'amount' expects BIGINT";
-      const record_view& v = batch[*invalid_at];
+      const record_view& v = in_hand[*invalid_at];
       r.invalid = invalid_record{std::string(v.topic), v.partition, v.offset, d};
     }
     record_counts counts;
@@ -469,6 +472,76 @@ BOOST_AUTO_TEST_CASE(
   // It leaves again: its partitions come back.
   BOOST_TEST(r.s.on(ss::assigned{{{1}, {2}}}).kind == act::poll);
   BOOST_TEST(r.s.ledger().owned().size() == 3u);
+}
+
+// rebalance, with batches: librdkafka may still hand over records it had
+// fetched for partitions this process gave up. Processing them would
+// duplicate what the next owner writes; the session drops them, says so,
+// and hands the driver only the rest.
+BOOST_AUTO_TEST_CASE(rebalance_records_of_a_partition_given_up_are_dropped_never_produced) {
+  run r;
+  r.owning({0, 1});
+  r.open_with({{0, 7}, {1, 7}});
+  BOOST_TEST(r.s.on(ss::revoked{{{1}}, false}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(ok()).kind == act::give_up);
+  BOOST_TEST(r.s.on(ss::given_up{ok()}).kind == act::poll);
+  // Only records of the given-up partition: nothing to do, poll again.
+  const ss::action only_stale = r.arrive({{1, 8}, {1, 9}});
+  BOOST_TEST(only_stale.kind == act::poll);
+  BOOST_TEST(only_stale.warning.find("dropped 2 record(s)") != std::string::npos, only_stale.warning);
+  BOOST_TEST(only_stale.warning.find("orders/1@8") != std::string::npos, only_stale.warning);
+  // Mixed: the owned partition's record alone is produced and committed.
+  BOOST_TEST_REQUIRE(r.arrive({{1, 10}, {0, 8}}).kind == act::begin);
+  const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(produce_it.take == 1u);
+  BOOST_TEST_REQUIRE(r.s.batch().size() == 1u);
+  BOOST_TEST(r.s.batch()[0].partition == 0);
+  r.produce(produce_it);
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(r.committed(0) == 9);
+  BOOST_TEST(r.committed(1) == 8);  // what the revocation's commit stored, untouched since
+  BOOST_TEST(r.s.ledger().pending().empty());
+  BOOST_TEST(r.s.counters().stale_dropped == 3u);
+}
+
+// rebalance, with batches: a partition comes back at the offset another
+// member committed meanwhile; records fetched before (from this process's
+// earlier assignment) are older than that and were processed already by
+// the other member. Dropped.
+BOOST_AUTO_TEST_CASE(rebalance_records_from_before_the_position_a_partition_came_back_at_are_dropped) {
+  run r;
+  r.owning({0});
+  BOOST_TEST(r.s.on(ss::revoked{{{0}}, false}).kind == act::give_up);
+  BOOST_TEST(r.s.on(ss::given_up{ok()}).kind == act::poll);
+  BOOST_TEST(r.s.on(ss::assigned{{{0}}, {{ss::partition_id{0}, ss::offset{200}}}}).kind == act::poll);
+  const ss::action begin = r.arrive({{0, 151}, {0, 152}, {0, 200}});
+  BOOST_TEST_REQUIRE(begin.kind == act::begin);
+  BOOST_TEST(begin.warning.find("2 from before the position") != std::string::npos, begin.warning);
+  const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(produce_it.take == 1u);
+  BOOST_TEST(r.s.batch()[0].offset == 200);
+}
+
+// An abort rewinds to the committed offsets: a record older than where its
+// partition was sought to is from before the rewind, and dropped.
+BOOST_AUTO_TEST_CASE(a_record_from_before_a_rewind_is_dropped_and_the_records_after_it_are_produced) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 5}, {0, 6}});
+  BOOST_TEST(r.s.on(ss::commit_due{}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{abortable()}).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::rewound{ok(), false, {{ss::partition_id{0}, ss::offset{5}}}}).kind == act::poll);
+  BOOST_TEST_REQUIRE(r.arrive({{0, 4}, {0, 5}, {0, 6}}).kind == act::begin);
+  const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(produce_it.take == 2u);
+  BOOST_TEST(r.s.batch()[0].offset == 5);
+  r.produce(produce_it);
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(r.committed(0) == 7);
 }
 
 // zombie: a paused instance resumes after its successor fenced it; its
