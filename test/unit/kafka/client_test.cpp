@@ -306,21 +306,27 @@ BOOST_AUTO_TEST_CASE(try_poll_batch_takes_what_is_queued_and_answers_empty_at_on
   }());
 }
 
+// Records "0", "1", ... of key "k" written to "in" in one committed
+// transaction: a backlog for the consumer tests.
+asio::awaitable<void> commit_numbered(mock_clients& t, int records) {
+  BOOST_TEST_REQUIRE(!(co_await t.producer->async_init_transactions()).failed());
+  BOOST_TEST_REQUIRE(!t.producer->begin_transaction().failed());
+  for (int i = 0; i < records; ++i) {
+    const std::string v = std::to_string(i);
+    BOOST_TEST(!t.producer->produce("in", {.key = "k", .value = std::string_view(v)}).failed());
+  }
+  auto commit = co_await served(*t.producer, t.producer->async_commit_transaction());
+  BOOST_TEST_REQUIRE(!commit.failed(), commit.message);
+}
+
 // A backlog is taken in full batches: one loop turn of the engine per batch,
 // not per record. (A batch of one record each was the cost of a moved-from
 // pointer tested after the move.)
 BOOST_AUTO_TEST_CASE(a_queued_backlog_is_taken_in_full_batches_in_order) {
   mock_clients t;
   t.run([&]() -> asio::awaitable<void> {
-    BOOST_TEST_REQUIRE(!(co_await t.producer->async_init_transactions()).failed());
-    BOOST_TEST_REQUIRE(!t.producer->begin_transaction().failed());
     constexpr int records = 50;
-    for (int i = 0; i < records; ++i) {
-      const std::string v = std::to_string(i);
-      BOOST_TEST(!t.producer->produce("in", {.key = "k", .value = std::string_view(v)}).failed());
-    }
-    auto commit = co_await served(*t.producer, t.producer->async_commit_transaction());
-    BOOST_TEST_REQUIRE(!commit.failed(), commit.message);
+    co_await commit_numbered(t, records);
 
     BOOST_TEST_REQUIRE(!t.consumer->incremental_assign({{{"in", 0}, RD_KAFKA_OFFSET_BEGINNING}}).failed());
     std::vector<std::string> got;
@@ -408,15 +414,8 @@ BOOST_AUTO_TEST_CASE(a_consumed_record_s_headers_are_copied_to_its_output_from_t
 BOOST_AUTO_TEST_CASE(after_a_seek_back_the_next_batches_start_at_the_position_sought_to_in_order) {
   mock_clients t;
   t.run([&]() -> asio::awaitable<void> {
-    BOOST_TEST_REQUIRE(!(co_await t.producer->async_init_transactions()).failed());
-    BOOST_TEST_REQUIRE(!t.producer->begin_transaction().failed());
     constexpr int records = 60;
-    for (int i = 0; i < records; ++i) {
-      const std::string v = std::to_string(i);
-      BOOST_TEST(!t.producer->produce("in", {.key = "k", .value = std::string_view(v)}).failed());
-    }
-    auto commit = co_await served(*t.producer, t.producer->async_commit_transaction());
-    BOOST_TEST_REQUIRE(!commit.failed(), commit.message);
+    co_await commit_numbered(t, records);
 
     BOOST_TEST_REQUIRE(!t.consumer->incremental_assign({{{"in", 0}, RD_KAFKA_OFFSET_BEGINNING}}).failed());
     std::int64_t last = -1;
