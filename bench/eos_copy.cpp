@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   const std::int64_t min_amount = opt.num("min-amount", -1);
   const auto commit_interval = std::chrono::milliseconds(opt.num("commit-interval-ms", 100));
 
-  settings cs{{"bootstrap.servers", bootstrap},   {"group.id", opt.get("group")},
+  settings cs{{"bootstrap.servers", bootstrap},      {"group.id", opt.get("group")},
               {"isolation.level", "read_committed"}, {"enable.auto.commit", "false"},
               {"enable.auto.offset.store", "false"}, {"auto.offset.reset", "earliest"}};
   cs.insert(cs.end(), opt.extra.begin(), opt.extra.end());
@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
     partitions_ptr offsets{rd_kafka_topic_partition_list_new(static_cast<int>(next.size()))};
     for (std::size_t p = 0; p < next.size(); ++p)
       if (next[p] >= 0)
-        rd_kafka_topic_partition_list_add(offsets.get(), input.c_str(), static_cast<std::int32_t>(p))->offset =
-            next[p];
+        rd_kafka_topic_partition_list_add(offsets.get(), input.c_str(), static_cast<std::int32_t>(p))
+            ->offset = next[p];
     rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata(consumer.get());
     check(rd_kafka_send_offsets_to_transaction(producer.get(), offsets.get(), group, -1),
           "send_offsets_to_transaction");
