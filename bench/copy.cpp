@@ -20,17 +20,11 @@
 #include "bench/kafka_bench.hpp"
 
 #include <chrono>
-#include <csignal>
 
 namespace {
 
 using namespace streamt::bench;
 constexpr const char* tool = "bench_copy";
-
-// A plain flag is enough for a benchmark tool: the loop below wakes at
-// least every 100 ms to look at it.
-volatile std::sig_atomic_t stop_requested = 0;
-void on_signal(int) { stop_requested = 1; }
 
 std::uint64_t failed_deliveries = 0;
 void on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void*) {
@@ -53,6 +47,7 @@ int main(int argc, char** argv) {
               {"group.id", opt.get("group")},
               {"enable.auto.commit", "false"},
               {"auto.offset.reset", "earliest"}};
+  add_consumer_defaults(cs);
   cs.insert(cs.end(), opt.extra.begin(), opt.extra.end());
   kafka_ptr consumer = make_client(tool, RD_KAFKA_CONSUMER, make_conf(tool, cs));
   rd_kafka_poll_set_consumer(consumer.get());
@@ -68,8 +63,7 @@ int main(int argc, char** argv) {
   if (auto err = rd_kafka_subscribe(consumer.get(), topics.get()))
     die(tool, std::string("subscribe: ") + rd_kafka_err2str(err));
 
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGINT, on_signal);
+  stop_on_signals();
 
   queue_ptr queue{rd_kafka_queue_get_consumer(consumer.get())};
   std::vector<rd_kafka_message_t*> batch(10000);

@@ -23,16 +23,12 @@
 #include "bench/kafka_bench.hpp"
 
 #include <chrono>
-#include <csignal>
 #include <cstring>
 
 namespace {
 
 using namespace streamt::bench;
 constexpr const char* tool = "bench_eos_copy";
-
-volatile std::sig_atomic_t stop_requested = 0;
-void on_signal(int) { stop_requested = 1; }
 
 void check(rd_kafka_error_t* e, const char* what) {
   if (!e) return;
@@ -69,6 +65,7 @@ int main(int argc, char** argv) {
   settings cs{{"bootstrap.servers", bootstrap},      {"group.id", opt.get("group")},
               {"isolation.level", "read_committed"}, {"enable.auto.commit", "false"},
               {"enable.auto.offset.store", "false"}, {"auto.offset.reset", "earliest"}};
+  add_consumer_defaults(cs);
   cs.insert(cs.end(), opt.extra.begin(), opt.extra.end());
   kafka_ptr consumer = make_client(tool, RD_KAFKA_CONSUMER, make_conf(tool, cs));
   rd_kafka_poll_set_consumer(consumer.get());
@@ -86,8 +83,7 @@ int main(int argc, char** argv) {
     die(tool, std::string("subscribe: ") + rd_kafka_err2str(err));
   rd_kafka_topic_t* out = rd_kafka_topic_new(producer.get(), output.c_str(), nullptr);
 
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGINT, on_signal);
+  stop_on_signals();
 
   // The next offset per input partition, what the transaction commits.
   std::vector<std::int64_t> next;

@@ -14,6 +14,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +47,21 @@ using message_ptr = std::unique_ptr<rd_kafka_message_t, kafka_deleter>;
 using queue_ptr = std::unique_ptr<rd_kafka_queue_t, kafka_deleter>;
 
 using settings = std::vector<std::pair<std::string, std::string>>;
+
+// Set by SIGTERM or SIGINT once stop_on_signals() ran. A plain flag is
+// enough for a benchmark tool: its loop wakes at least every 100 ms to look.
+inline volatile std::sig_atomic_t stop_requested = 0;
+inline void stop_on_signals() {
+  std::signal(SIGTERM, [](int) { stop_requested = 1; });
+  std::signal(SIGINT, [](int) { stop_requested = 1; });
+}
+
+// The consumer default the engine sets (kafka/consumer.cpp says why), so
+// that the copies compete on equal terms: with librdkafka's 1000 ms a
+// consumer whose prefetch queue filled stands idle for most of a second.
+inline void add_consumer_defaults(settings& s) {
+  if (rd_kafka_version() >= 0x020200ff) s.emplace_back("fetch.queue.backoff.ms", "50");
+}
 
 inline conf_ptr make_conf(const char* tool, const settings& s) {
   conf_ptr conf{rd_kafka_conf_new()};

@@ -16,28 +16,31 @@ void offset_ledger::give_up(partition_id p) {
 
 std::span<const record_view> offset_ledger::current(std::span<const record_view> batch,
                                                     std::vector<record_view>& kept, dropped& d) const {
-  // Runs once per batch with a set and a map look-up per record: a batch
-  // from a backlog holds few partitions, and this is cheap next to decoding.
-  const auto keeps = [&](const record_view& v, dropped* count) {
+  // Why a record is not this process's to process: the counter it adds
+  // to, or none. A set and a map look-up per record: a batch from a
+  // backlog holds few partitions, and this is cheap next to decoding.
+  const auto reason = [&](const record_view& v) -> std::size_t dropped::* {
     const partition_id p{v.partition};
-    bool keep = true;
-    if (!owns(p)) {
-      keep = false;
-      if (count) ++count->not_owned;
-    } else if (const auto at = positions_.find(p); at != positions_.end() && offset{v.offset} < at->second) {
-      keep = false;
-      if (count) ++count->before_position;
-    }
-    if (!keep && count && count->first.empty())
-      count->first = std::string(v.topic) + "/" + to_string(p) + "@" + std::to_string(v.offset);
-    return keep;
+    if (!owns(p)) return &dropped::not_owned;
+    if (const auto at = positions_.find(p); at != positions_.end() && offset{v.offset} < at->second)
+      return &dropped::before_position;
+    return nullptr;
   };
   std::size_t i = 0;
-  while (i < batch.size() && keeps(batch[i], nullptr)) ++i;
+  while (i < batch.size() && !reason(batch[i])) ++i;
   if (i == batch.size()) return batch;
   kept.assign(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(i));
-  for (; i < batch.size(); ++i)
-    if (keeps(batch[i], &d)) kept.push_back(batch[i]);
+  for (; i < batch.size(); ++i) {
+    const auto why = reason(batch[i]);
+    if (!why) {
+      kept.push_back(batch[i]);
+      continue;
+    }
+    ++(d.*why);
+    if (d.first.empty())
+      d.first = std::string(batch[i].topic) + "/" + to_string(partition_id{batch[i].partition}) + "@" +
+                std::to_string(batch[i].offset);
+  }
   return kept;
 }
 
