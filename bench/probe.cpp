@@ -32,6 +32,9 @@
 //     Reads T from the beginning to the end of every partition and prints
 //     {"records":N,"digest":"..."} (the multiset digest of kafka_bench.hpp).
 //
+//   bench_probe version
+//     Prints the version of the librdkafka it links (the build's).
+//
 // Exit 1 on a Kafka error or a timeout (with what it has on stdout).
 
 #include "bench/kafka_bench.hpp"
@@ -287,8 +290,14 @@ int warmup(const options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) die(tool, "usage: bench_probe backlog|latency|count|warmup --bootstrap-servers B ...");
+  if (argc < 2)
+    die(tool, "usage: bench_probe backlog|latency|count|warmup|version --bootstrap-servers B ...");
   const std::string mode = argv[1];
+  // The librdkafka the bench tools link: the engine's own build's.
+  if (mode == "version") {
+    std::printf("%s\n", rd_kafka_version_str());
+    return 0;
+  }
   const options opt(tool, argc, argv, 2);
   if (mode == "backlog") return backlog(opt);
   if (mode == "latency") return latency(opt);
