@@ -411,11 +411,13 @@ void set_log_handler(log_handler handler) noexcept {
   installed_log_handler.store(handler, std::memory_order_release);
 }
 
-config_result<conf_ptr> build_conf(const settings& engine, const settings& user) {
+config_result<conf_ptr> build_conf(const settings& engine, const settings& user, const settings& defaults) {
   if (auto r = check_user_settings(user); !r) return r.error();
   conf_ptr conf(rd_kafka_conf_new());
   if (installed_log_handler.load(std::memory_order_acquire))
     rd_kafka_conf_set_log_cb(conf.get(), &forward_log);
+  for (const auto& s : defaults)
+    if (auto r = apply(conf.get(), s); !r) return r.error();
   for (const auto& s : user)
     if (auto r = apply(conf.get(), s); !r) return r.error();
   for (const auto& s : engine)

@@ -109,11 +109,13 @@ inline constexpr std::size_t max_reference_file_bytes = 1u << 20;
 bool has_reference(std::string_view value) noexcept;
 config_result<void> resolve_references(settings& s);
 
-// A new rd_kafka_conf_t with `user` applied (after check_user_settings) and
-// then `engine` (so the engine's values are the ones in force). librdkafka's
+// A new rd_kafka_conf_t with `defaults` applied, then `user` (after
+// check_user_settings), then `engine`: a user's value replaces an engine
+// default, and the engine's own values are the ones in force. librdkafka's
 // message for a rejected value can quote the value; for a secret key we
 // replace it so the secret can't reach a log through the error.
-config_result<conf_ptr> build_conf(const settings& engine, const settings& user);
+config_result<conf_ptr> build_conf(const settings& engine, const settings& user,
+                                   const settings& defaults = {});
 
 // Where librdkafka's own log lines go (syslog level 0-7, facility, message).
 // Without a handler they go to stderr in librdkafka's format. The handler is

@@ -97,6 +97,9 @@ void view_messages(std::span<const message_ptr> messages, std::vector<message_vi
 // Whether librdkafka `version` (rd_kafka_version()'s encoding) is one whose
 // batch consume call is used: 2.1.0 and later (see consumer::drain).
 constexpr bool batch_consume_is_safe(int version) noexcept { return version >= 0x020100ff; }
+// Whether librdkafka `version` knows fetch.queue.backoff.ms (2.2.0 and
+// later), which the consumer then sets (see consumer::create).
+constexpr bool has_fetch_queue_backoff(int version) noexcept { return version >= 0x020200ff; }
 
 class consumer {
  public:

@@ -50,9 +50,7 @@ config_result<std::unique_ptr<producer>> producer::create(boost::asio::any_io_ex
   // waits, every connection of the producer is idle, so this bounds the wait
   // to about 15 s. A busy connection never idles; one idle for 15 s costs a
   // reconnect when it is next needed.
-  settings with_defaults{{"connections.max.idle.ms", "15000"}};
-  with_defaults.insert(with_defaults.end(), user.begin(), user.end());
-  auto conf = build_conf(engine, with_defaults);
+  auto conf = build_conf(engine, user, {{"connections.max.idle.ms", "15000"}});
   if (!conf) return conf.error();
   // Delivery reports, errors and statistics become events on the main queue
   // instead of callbacks run from inside a poll call.

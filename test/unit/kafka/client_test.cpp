@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(the_producer_closes_idle_connections_after_15_s_unless_the_
 // a second (kafka/consumer.cpp says why); librdkafka before 2.2.0 has no
 // such key, and the engine leaves it out there.
 BOOST_AUTO_TEST_CASE(the_consumer_backs_off_a_full_prefetch_queue_50_ms_unless_the_user_sets_another_value) {
-  if (rd_kafka_version() < 0x020200ff) {
+  if (!k::has_fetch_queue_backoff(rd_kafka_version())) {
     BOOST_TEST_MESSAGE("librdkafka " << rd_kafka_version_str() << " has no fetch.queue.backoff.ms");
     return;
   }

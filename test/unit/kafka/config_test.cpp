@@ -92,6 +92,17 @@ BOOST_AUTO_TEST_CASE(build_conf_applies_user_settings_and_then_the_engine_settin
   BOOST_TEST(get(*conf, "isolation.level") == "read_committed");
 }
 
+BOOST_AUTO_TEST_CASE(build_conf_takes_an_engine_default_unless_the_user_sets_the_key) {
+  auto taken = k::build_conf({}, {{"linger.ms", "7"}}, {{"connections.max.idle.ms", "15000"}});
+  BOOST_TEST_REQUIRE(taken.has_value());
+  BOOST_TEST(get(*taken, "connections.max.idle.ms") == "15000");
+  BOOST_TEST(get(*taken, "linger.ms") == "7");
+  auto replaced =
+      k::build_conf({}, {{"connections.max.idle.ms", "60000"}}, {{"connections.max.idle.ms", "15000"}});
+  BOOST_TEST_REQUIRE(replaced.has_value());
+  BOOST_TEST(get(*replaced, "connections.max.idle.ms") == "60000");
+}
+
 BOOST_AUTO_TEST_CASE(build_conf_rejects_an_owned_override_before_creating_anything) {
   auto conf = k::build_conf({}, {{"isolation.level", "read_uncommitted"}});
   BOOST_TEST_REQUIRE(conf.has_error());
