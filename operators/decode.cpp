@@ -24,7 +24,9 @@
 namespace streamt::operators {
 
 decode_definition::decode_definition(const plan::schema& s, std::size_t max_value_bytes)
-    : columns_(s.columns), max_value_bytes_(max_value_bytes) {
+    : columns_(s.columns),
+      max_value_bytes_(max_value_bytes),
+      ignore_unknown_(s.unknown_fields == plan::unknown_fields::ignore) {
   keys_.reserve(columns_.size());
   for (const auto& c : columns_) {
     for (char ch : c.name)
@@ -96,6 +98,8 @@ class handler {
     seen_.assign(def.column_count(), 0);
     current_ = 0;
     in_string_ = false;
+    skipping_ = false;
+    skip_depth_ = 0;
     key_.clear();
     number_.clear();
     failure_ = failure::none;
@@ -118,6 +122,10 @@ class handler {
   bool on_document_end(json::error_code&) { return true; }
 
   bool on_object_begin(json::error_code& ec) {
+    if (skipping_) {
+      ++skip_depth_;
+      return true;
+    }
     if (depth_ == 0) {
       depth_ = 1;
       return true;
@@ -126,28 +134,45 @@ class handler {
   }
 
   bool on_object_end(std::size_t, json::error_code& ec) {
+    if (skipping_) return end_skipped_container();
     depth_ = 0;
     if (seen_count_ == seen_.size()) return true;
     current_ = first_missing();
     return fail(ec, failure::missing_column, token::other);
   }
 
-  bool on_array_begin(json::error_code& ec) { return refuse_value(ec, "an array", token::other); }
-  // Unreachable: every array is refused where it begins.
-  bool on_array_end(std::size_t, json::error_code&) { return true; }
+  bool on_array_begin(json::error_code& ec) {
+    if (skipping_) {
+      ++skip_depth_;
+      return true;
+    }
+    return refuse_value(ec, "an array", token::other);
+  }
+  // Reached only inside a skipped member: every other array is refused where it begins.
+  bool on_array_end(std::size_t, json::error_code&) { return skipping_ ? end_skipped_container() : true; }
 
   bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-    key_.append(s.data(), s.size());
+    if (!skipping_) key_.append(s.data(), s.size());
     return true;
   }
 
   bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
+    if (skipping_) return true;  // a key inside a skipped member
     std::string_view key(s.data(), s.size());
     if (!key_.empty()) {
       key_.append(s.data(), s.size());
       key = key_;
     }
     auto column = def_->find(key, seen_count_);
+    if (!column && def_->ignore_unknown()) {
+      // Undeclared and the plan says to ignore it: its value is still parsed
+      // (so it must be well-formed JSON) but stored nowhere. Duplicates among
+      // such members are not looked for; the record never shows them.
+      key_.clear();
+      skipping_ = true;
+      skip_depth_ = 0;
+      return true;
+    }
     if (!column) {
       text_.assign(key);
       key_.clear();
@@ -165,6 +190,7 @@ class handler {
   // non-STRING column ignores them and refuses the string once it is complete,
   // so the failure is always reported at the same place.
   bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+    if (skipping_) return true;
     if (depth_ != 1 || def_->column(current_).type != plan::column_type::string) return true;
     auto& slot = row_->slots[current_];
     if (!in_string_) {
@@ -176,6 +202,7 @@ class handler {
   }
 
   bool on_string(json::string_view s, std::size_t, json::error_code& ec) {
+    if (skipping_) return end_skipped_scalar();
     if (depth_ != 1 || def_->column(current_).type != plan::column_type::string)
       return refuse_value(ec, "a string", token::string);
     auto& slot = row_->slots[current_];
@@ -194,11 +221,13 @@ class handler {
   // Only when the input ends inside a number, which a complete value given in
   // one call cannot do before the end; kept so the number's text is whole.
   bool on_number_part(json::string_view s, json::error_code&) {
+    if (skipping_) return true;
     number_.append(s.data(), s.size());
     return true;
   }
 
   bool on_int64(std::int64_t i, json::string_view s, json::error_code& ec) {
+    if (skipping_) return end_skipped_scalar();
     if (depth_ != 1 || def_->column(current_).type != plan::column_type::bigint)
       return refuse_number(ec, "a number", s);
     number_.clear();
@@ -210,6 +239,7 @@ class handler {
 
   // Boost.JSON reports integers above INT64_MAX as uint64 (up to UINT64_MAX).
   bool on_uint64(std::uint64_t, json::string_view s, json::error_code& ec) {
+    if (skipping_) return end_skipped_scalar();
     if (depth_ != 1 || def_->column(current_).type != plan::column_type::bigint)
       return refuse_number(ec, "a number", s);
     return out_of_range(ec, s);
@@ -218,6 +248,7 @@ class handler {
   // Fractions, exponents, and integers outside both int64 and uint64 (such as
   // -9223372036854775809) all arrive as doubles; only the text tells them apart.
   bool on_double(double, json::string_view s, json::error_code& ec) {
+    if (skipping_) return end_skipped_scalar();
     if (depth_ != 1 || def_->column(current_).type != plan::column_type::bigint)
       return refuse_number(ec, "a number", s);
     std::string_view text(s.data(), s.size());
@@ -228,6 +259,7 @@ class handler {
   }
 
   bool on_bool(bool b, json::error_code& ec) {
+    if (skipping_) return end_skipped_scalar();
     if (depth_ != 1 || def_->column(current_).type != plan::column_type::boolean)
       return refuse_value(ec, "a boolean", token::other);
     auto& slot = row_->slots[current_];
@@ -237,6 +269,7 @@ class handler {
   }
 
   bool on_null(json::error_code& ec) {
+    if (skipping_) return end_skipped_scalar();
     if (depth_ != 1) return refuse_value(ec, "null", token::other);
     if (!def_->column(current_).nullable) return fail(ec, failure::unexpected_null, token::other);
     row_->slots[current_].is_null = true;
@@ -248,6 +281,17 @@ class handler {
   bool on_comment(json::string_view, json::error_code&) { return true; }
 
  private:
+  // A skipped member ends with its value: a scalar at its own level, or the
+  // close of the container it opened (nested ones only count down).
+  bool end_skipped_scalar() noexcept {
+    if (skip_depth_ == 0) skipping_ = false;
+    return true;
+  }
+  bool end_skipped_container() noexcept {
+    if (--skip_depth_ == 0) skipping_ = false;
+    return true;
+  }
+
   bool refuse_value(json::error_code& ec, std::string_view found, token t) {
     found_ = found;
     return fail(ec, depth_ == 0 ? failure::not_an_object : failure::wrong_type, t);
@@ -280,8 +324,10 @@ class handler {
   std::vector<unsigned char> seen_;  // bytes, not vector<bool>: cheaper to test and set
   std::size_t current_ = 0;
   bool in_string_ = false;
-  std::string key_;     // a key that arrived in parts
-  std::string number_;  // a number that arrived in parts
+  bool skipping_ = false;       // inside the value of an undeclared member the plan ignores
+  std::size_t skip_depth_ = 0;  // containers open inside that value
+  std::string key_;             // a key that arrived in parts
+  std::string number_;          // a number that arrived in parts
   failure failure_ = failure::none;
   token failed_token_ = token::other;
   std::string_view found_;
@@ -760,6 +806,35 @@ bool literal_at(const char* p, const char* end, std::string_view word) noexcept 
   return static_cast<std::size_t>(end - p) >= word.size() && std::memcmp(p, word.data(), word.size()) == 0;
 }
 
+// The value of an undeclared member the plan ignores, after its key's closing
+// quote: moves `p` past the `:` and the value if the value is a string
+// without escapes, an int64 or a literal. Anything else (escapes, fractions,
+// objects, arrays) is left to the reference path, which checks it fully.
+bool skip_scalar(const char*& p, const char* end, const char* begin) noexcept {
+  if (!consume(p, end, ':')) return false;
+  p = skip_space(p, end);
+  if (p == end) return false;
+  switch (*p) {
+    case '"': {
+      bool escaped = false;
+      const char* close = string_end(p + 1, end, begin, escaped);
+      if (close == nullptr || escaped) return false;
+      p = close + 1;
+      return true;
+    }
+    case 't':
+      return literal_at(p, end, "true") && (p += 4, true);
+    case 'f':
+      return literal_at(p, end, "false") && (p += 5, true);
+    case 'n':
+      return literal_at(p, end, "null") && (p += 4, true);
+    default: {
+      std::int64_t ignored = 0;
+      return (*p == '-' || (*p >= '0' && *p <= '9')) && parse_bigint(p, end, ignored);
+    }
+  }
+}
+
 // Which columns the fast path has seen in this record: column i was seen if
 // seen[i] == stamp. A new record takes a new stamp instead of clearing.
 struct seen_columns {
@@ -802,8 +877,13 @@ bool scan(const decode_definition& def, seen_columns& seen, std::string_view val
           break;
         }
       }
-      if (col == columns) return false;
       ++p;
+      if (col == columns) {
+        if (!def.ignore_unknown() || !skip_scalar(p, end, value.data())) return false;
+        if (consume(p, end, ',')) continue;
+        if (consume(p, end, '}')) break;
+        return false;
+      }
     }
     if (seen.seen[col] == seen.stamp) return false;
     seen.seen[col] = seen.stamp;

@@ -31,7 +31,9 @@
 //                        UTF-16 surrogate (\ud800 alone, \udc00): such a string
 //                        has no UTF-8 form, so it is refused rather than replaced
 //   not_an_object        the document is an array, string, number, boolean or null
-//   unknown_field        a key that is not a declared column
+//   unknown_field        a key that is not a declared column (unless the plan
+//                        says unknown_fields: ignore; then the member's value
+//                        must be well-formed JSON and is skipped)
 //   duplicate_field      a declared column given twice
 //   missing_column       a declared column absent
 //   unexpected_null      null for a column that is not nullable
@@ -51,6 +53,9 @@
 // top-level array), and neither path (the fast one gives up at the first
 // nested `{` or `[`; Boost.JSON's is iterative, no recursion) goes deeper than
 // the top-level object. A value of a million `[` costs one byte of parsing.
+// The one exception is the value of a member the plan ignores: it may be any
+// JSON, nested up to Boost.JSON's default depth of 32 (deeper is
+// malformed_json), and is walked by the reference path only.
 //
 // `-0` is a valid JSON integer whose value is zero: a BIGINT column accepts it
 // and decodes it to 0 (its sign cannot be represented in int64 and carries no
@@ -101,6 +106,10 @@ class decode_definition {
   // built by hand with others is decoded by the reference path alone).
   bool plain_names() const noexcept { return plain_names_; }
 
+  // True if the plan's schema says `unknown_fields: ignore`: an undeclared
+  // member is parsed and skipped instead of making the record invalid.
+  bool ignore_unknown() const noexcept { return ignore_unknown_; }
+
   // Column i's name followed by its closing quote, as two masked words, so
   // that the fast path matches a key with two loads; `fits` if name and
   // quote fit in 16 bytes (else it compares the name itself).
@@ -115,6 +124,7 @@ class decode_definition {
   std::vector<plan::column> columns_;
   std::vector<key_pattern> keys_;
   std::size_t max_value_bytes_;
+  bool ignore_unknown_ = false;
   bool plain_names_ = true;
 };
 

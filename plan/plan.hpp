@@ -41,10 +41,23 @@ struct column {
 };
 
 // The explicit source schema: never inferred from data.
+// What the decoder does with a record member the schema does not declare.
+// `reject` makes the record invalid (the default: a producer that starts
+// writing a new field is noticed); `ignore` skips the member, still checking
+// that it is well-formed JSON, so that upstream can add fields before the
+// schema declares them. It is part of the plan and its digest: nothing is
+// ignored that the plan does not say.
+enum class unknown_fields { reject, ignore };
+
+constexpr std::string_view to_string(unknown_fields u) noexcept {
+  return u == unknown_fields::ignore ? "ignore" : "reject";
+}
+
 struct schema {
   std::string source;  // the name used in FROM
   std::string topic;   // the Kafka topic it is read from
   std::vector<column> columns;
+  streamt::plan::unknown_fields unknown_fields = unknown_fields::reject;
 
   // Index of the column with exactly this name (case-sensitive), if any.
   std::optional<std::size_t> find(std::string_view name) const noexcept {

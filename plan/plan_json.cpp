@@ -364,13 +364,12 @@ result<std::vector<projection_item>> load_projection(const boost::json::object& 
     if (!col) return col.error();
     p.column = *col;
 
-    constexpr std::string_view as_rule =
-        "an output name of the form [A-Za-z_][A-Za-z0-9_]* that is not a reserved word of the SQL subset";
+    constexpr std::string_view as_rule = "a non-empty output name of at most 1024 bytes";
     auto as = detail::require_string(o, item, "as", "a JSON string holding " + std::string(as_rule), ph);
     if (!as) return as.error();
-    // The compiler only produces names a query can write (a column name or an
-    // unquoted alias); anything else means the file was edited by hand.
-    if (!sql::is_valid_name(*as))
+    // Any name a query can write, quoted or not; the output record's member
+    // is spelt exactly so.
+    if (as->empty() || as->size() > sql::max_name_bytes)
       return error(ph, "invalid_output_name", item + ".as",
                    quote(*as) + " is not a valid output name; it must be " + std::string(as_rule));
     for (std::size_t j = 0; j < out.size(); ++j)

@@ -19,24 +19,21 @@ namespace {
 using detail::error;
 using detail::quote;
 
-constexpr std::string_view name_rule =
-    "a name of the form [A-Za-z_][A-Za-z0-9_]* that is not a reserved word of the SQL subset";
+constexpr std::string_view name_rule = "a non-empty name of at most 1024 bytes";
 constexpr std::string_view topic_rule =
     "a Kafka topic name: 1 to 249 characters of [a-zA-Z0-9._-], not \".\" or \"..\"";
 
-// Names must be writable in a query: the SQL subset has no quoted
-// identifiers, so a column called `order-id` or `select` could be declared
-// but never referenced.
+// Any JSON member name can be declared, exactly as the records spell it: a
+// query writes one that is not a plain identifier, or is a reserved word, in
+// double quotes ("user-id", "order"). Only the empty name and absurd lengths
+// are refused.
 result<std::string> check_name(std::string_view name, const std::string& path, streamt::phase ph) {
-  if (sql::is_valid_name(name)) return std::string(name);
-  if (sql::is_identifier(name))
+  if (name.empty()) return error(ph, "invalid_name", path, "is empty; a name holds at least one character");
+  if (name.size() > sql::max_name_bytes)
     return error(ph, "invalid_name", path,
-                 quote(name) +
-                     " is a reserved word of the SQL subset, so it cannot be written in a query; use " +
-                     std::string(name_rule));
-  return error(ph, "invalid_name", path,
-               quote(name) + " is not an identifier, so it cannot be written in a query; use " +
-                   std::string(name_rule));
+                 "is " + std::to_string(name.size()) + " bytes; a name is at most " +
+                     std::to_string(sql::max_name_bytes) + " bytes");
+  return std::string(name);
 }
 
 result<column_type> parse_type(std::string_view t, const std::string& path, streamt::phase ph) {
@@ -93,7 +90,9 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
                      "; a schema must be a JSON object with the fields source, topic, columns");
   const auto& o = v.get_object();
   diagnostic d;
-  if (detail::find_unknown_member(o, path, {"source", "topic", "columns"}, "a schema", ph, d)) return d;
+  if (detail::find_unknown_member(o, path, {"source", "topic", "columns", "unknown_fields"}, "a schema", ph,
+                                  d))
+    return d;
 
   schema s;
   auto source =
@@ -133,6 +132,23 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
                        detail::path_index(columns_path, *prev) + "; column names must be unique");
     s.columns.push_back(std::move(*c));
   }
+
+  if (const auto* policy = o.if_contains("unknown_fields")) {
+    constexpr std::string_view policy_rule =
+        "\"reject\" (a record with a member the schema does not declare is invalid, the default) or "
+        "\"ignore\" (such members are checked as JSON and skipped)";
+    const std::string policy_path = detail::path_key(path, "unknown_fields");
+    if (!policy->is_string())
+      return error(
+          ph, "wrong_type", policy_path,
+          "is " + std::string(detail::kind_name(*policy)) + "; it must be " + std::string(policy_rule));
+    const std::string_view text = policy->get_string();
+    if (text == "ignore")
+      s.unknown_fields = unknown_fields::ignore;
+    else if (text != "reject")
+      return error(ph, "invalid_unknown_fields", policy_path,
+                   quote(text) + " is not a policy; it must be " + std::string(policy_rule));
+  }
   return s;
 }
 
@@ -156,6 +172,11 @@ boost::json::object schema_to_json(const schema& s) {
     cols.emplace_back(std::move(co));
   }
   o["columns"] = std::move(cols);
+  // Written only when it is not the default, so that every plan compiled
+  // before the member existed keeps its digest, and an engine that predates
+  // it refuses a plan that ignores members instead of silently rejecting them.
+  if (s.unknown_fields != unknown_fields::reject)
+    o["unknown_fields"] = std::string_view(to_string(s.unknown_fields));
   return o;
 }
 

@@ -3,6 +3,11 @@
 
 #include "plan/sql/binder.hpp"
 
+#include "plan/sql/keywords.hpp"
+
+#include <algorithm>
+#include <vector>
+
 #include <utility>
 #include <variant>
 
@@ -31,19 +36,66 @@ diagnostic error(std::string code, const position& at, std::string message) {
   return make_diagnostic(phase::bind, std::move(code), at, std::move(message));
 }
 
-// Names are case-sensitive (contract §2), so `ID` is not `id`; but saying so
-// beats a bare "unknown column" when that is the only difference.
+// Levenshtein distance between two names, in bytes, or `limit + 1` as soon
+// as it must exceed `limit`: only near names are suggested, so the rows need
+// not be finished for far ones.
+std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit) {
+  const std::size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  if (gap > limit) return limit + 1;
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    std::size_t best = row[0];
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+      best = std::min(best, row[j]);
+    }
+    if (best > limit) return limit + 1;
+  }
+  return row[b.size()];
+}
+
+// The declared column a misspelt name most likely means: the same name in
+// another case first (names are case-sensitive, contract §2, and saying so
+// beats a bare "unknown column"), else the nearest within a third of its
+// length (one edit for short names), the first declared among equals.
+const column* nearest_column(const schema& s, std::string_view name) {
+  for (const auto& c : s.columns)
+    if (equal_ignoring_case(c.name, name)) return &c;
+  const std::size_t limit = std::max<std::size_t>(1, name.size() / 3);
+  const column* best = nullptr;
+  std::size_t best_distance = limit + 1;
+  for (const auto& c : s.columns) {
+    const std::size_t d = edit_distance(name, c.name, limit);
+    if (d < best_distance) {
+      best = &c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+// A name as messages show it: a plain one in single quotes as before, any
+// other in the double-quoted form a query must write.
+std::string shown(std::string_view name) {
+  return is_valid_name(name) ? "'" + std::string(name) + "'" : sql_name(name);
+}
+
 result<std::size_t> resolve_column(const schema& s, const name_ref& n) {
   if (auto i = s.find(n.name)) return *i;
-  for (const auto& c : s.columns)
-    if (equal_ignoring_case(c.name, n.name))
-      return error(
-          "unknown_column", n.pos,
-          "unknown column '" + n.name + "'; did you mean '" + c.name + "'? (names are case-sensitive)");
-  std::string message = "unknown column '" + n.name + "'; source '" + s.source + "' has columns ";
+  if (const column* near = nearest_column(s, n.name)) {
+    std::string message = "unknown column '" + n.name + "'; did you mean " + shown(near->name) + "?";
+    if (equal_ignoring_case(near->name, n.name)) message += " (names are case-sensitive)";
+    return error("unknown_column", n.pos, std::move(message));
+  }
+  std::string message = "unknown column '" + n.name + "'; source " + shown(s.source) + " has columns ";
   constexpr std::size_t listed = 16;
   for (std::size_t i = 0; i < s.columns.size() && i < listed; ++i)
-    message += (i == 0 ? "" : ", ") + s.columns[i].name;
+    message += (i == 0 ? "" : ", ") + sql_name(s.columns[i].name);
   if (s.columns.size() > listed) message += ", ...";
   return error("unknown_column", n.pos, std::move(message));
 }
@@ -64,7 +116,7 @@ bool is_decimal_integer(std::string_view s) {
 
 // What to write instead of a literal of the wrong type.
 std::string suggestion(const column& c, compare_op op, const literal_ref& l) {
-  const std::string lhs = c.name + " " + std::string(to_string(op)) + " ";
+  const std::string lhs = sql_name(c.name) + " " + std::string(to_string(op)) + " ";
   switch (c.type) {
     case column_type::bigint:
       if (const auto* s = std::get_if<std::string>(&l.value); s && is_decimal_integer(*s))
@@ -92,9 +144,9 @@ result<bound_query> bind(const query& q, const schema& source) {
   if (q.source.name != source.source) {
     std::string message = "unknown source '" + q.source.name + "'; ";
     if (equal_ignoring_case(q.source.name, source.source))
-      message += "did you mean '" + source.source + "'? (names are case-sensitive)";
+      message += "did you mean " + shown(source.source) + "? (names are case-sensitive)";
     else
-      message += "the schema defines source '" + source.source + "'";
+      message += "the schema defines source " + shown(source.source);
     return error("unknown_source", q.source.pos, std::move(message));
   }
 

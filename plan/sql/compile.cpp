@@ -4,6 +4,7 @@
 #include "plan/sql/compile.hpp"
 
 #include "plan/sql/binder.hpp"
+#include "plan/sql/keywords.hpp"
 #include "plan/sql/lexer.hpp"
 #include "plan/sql/parser.hpp"
 #include "plan/strict_json.hpp"
@@ -11,6 +12,38 @@
 #include <variant>
 
 namespace streamt::plan {
+
+namespace {
+
+// A declared name such as `user-id`, `@timestamp` or `order` written without
+// its quotes breaks the lexer or the parser somewhere inside it, and the
+// message there ("operator '-'", "unexpected character '@'") does not say
+// why. When an unquoted occurrence of such a name covers the error's
+// position, the message says how to write it.
+void suggest_quoting(std::string_view sql, const schema& s, diagnostic& d) {
+  auto covers = [&](std::string_view name) {
+    for (std::size_t at = sql.find(name); at != std::string_view::npos; at = sql.find(name, at + 1)) {
+      if (at > 0 && sql[at - 1] == '"') continue;
+      const text_position first = position_at(sql, at);
+      const text_position last = position_at(sql, at + name.size());
+      if (first.line == d.line && last.line == d.line && first.column <= d.column && d.column <= last.column)
+        return true;
+    }
+    return false;
+  };
+  auto offer = [&](std::string_view what, std::string_view name) {
+    const std::string written = sql::sql_name(name);
+    if (sql::is_valid_name(name) || d.message.find(written) != std::string::npos || !covers(name))
+      return false;
+    d.message += "; " + std::string(what) + " " + written + " must be written in double quotes: " + written;
+    return true;
+  };
+  for (const auto& c : s.columns)
+    if (offer("the column", c.name)) return;
+  offer("the source", s.source);
+}
+
+}  // namespace
 
 result<plan> compile(std::string_view sql, const schema& source, const compile_options& options) {
   // Checked before lexing so that the cost of a rejected input is bounded by
@@ -30,9 +63,17 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
     return d;
   }
   auto tokens = sql::lex(sql);
-  if (!tokens) return tokens.error();
+  if (!tokens) {
+    diagnostic d = tokens.error();
+    suggest_quoting(sql, source, d);
+    return d;
+  }
   auto query = sql::parse(*tokens);
-  if (!query) return query.error();
+  if (!query) {
+    diagnostic d = query.error();
+    suggest_quoting(sql, source, d);
+    return d;
+  }
   auto bound = sql::bind(*query, source);
   if (!bound) return bound.error();
 
@@ -68,7 +109,7 @@ void append_literal(std::string& out, const literal& value) {
 // total anyway, so that printing a damaged plan shows the damage instead of
 // reading out of bounds.
 std::string column_name(const plan& p, std::size_t index) {
-  if (index < p.schema.columns.size()) return p.schema.columns[index].name;
+  if (index < p.schema.columns.size()) return sql::sql_name(p.schema.columns[index].name);
   return "<column #" + std::to_string(index) + ">";
 }
 
@@ -79,11 +120,11 @@ std::string to_sql(const plan& p) {
   for (std::size_t i = 0; i < p.projection.size(); ++i) {
     const auto& item = p.projection[i];
     if (i != 0) out += ", ";
-    const std::string name = column_name(p, item.column);
-    out += name;
-    if (item.output_name != name) out += " AS " + item.output_name;
+    out += column_name(p, item.column);
+    if (item.column >= p.schema.columns.size() || item.output_name != p.schema.columns[item.column].name)
+      out += " AS " + sql::sql_name(item.output_name);
   }
-  out += " FROM " + p.schema.source;
+  out += " FROM " + sql::sql_name(p.schema.source);
   for (std::size_t i = 0; i < p.predicate.size(); ++i) {
     const auto& c = p.predicate[i];
     out += i == 0 ? " WHERE " : " AND ";

@@ -3,12 +3,14 @@
 
 #pragma once
 // The words the SQL subset reserves, and the shape of an identifier. The lexer
-// uses them to tokenise; the schema loader uses them to refuse column and
-// source names that could not be written in a query.
+// uses them to tokenise; the compiler uses them to write a name back as SQL,
+// quoted when it is not a plain identifier.
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace streamt::plan::sql {
@@ -46,7 +48,27 @@ constexpr bool is_identifier(std::string_view s) noexcept {
   return std::all_of(s.begin() + 1, s.end(), [&](char c) { return alpha(c) || digit(c); });
 }
 
-// A name a schema may declare: an identifier that is not a reserved word.
+// A name a query can write without quotes: an identifier that is not a
+// reserved word. Any other name is written double-quoted.
 constexpr bool is_valid_name(std::string_view s) noexcept { return is_identifier(s) && !is_keyword(s); }
+
+// The longest name a schema, a query or a plan may hold, in bytes. Real field
+// names are far shorter; the bound keeps a hostile schema from making every
+// message and every output record carry a megabyte-long name.
+inline constexpr std::size_t max_name_bytes = 1024;
+
+// `name` as a query writes it: as it is when it needs no quotes, else
+// between double quotes with each `"` doubled. Every suggestion the compiler
+// prints goes through here, so that what it tells the user to write parses.
+inline std::string sql_name(std::string_view name) {
+  if (is_valid_name(name)) return std::string(name);
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
 
 }  // namespace streamt::plan::sql

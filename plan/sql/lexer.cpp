@@ -155,8 +155,9 @@ class lexer {
       case '\'':
         return string_literal();
       case '"':
-      case '`':
         return quoted_identifier();
+      case '`':
+        return backquoted_identifier();
       case ',':
         return simple(token_kind::comma, 1);
       case ';':
@@ -214,13 +215,15 @@ class lexer {
       utf8_sequence_length(sql_, i_, cp);
       return error("non_ascii", at,
                    "non-ASCII character " + code_point_name(cp) +
-                       " outside a string literal; names are ASCII ([A-Za-z_][A-Za-z0-9_]*) and strings "
-                       "use ASCII single quotes");
+                       " outside a string literal or a quoted name; an unquoted name is ASCII "
+                       "([A-Za-z_][A-Za-z0-9_]*), any other is written in double quotes (\"name\") and "
+                       "strings use ASCII single quotes");
     }
     const std::string shown = (b < 0x20 || b == 0x7F) ? code_point_name(b) : "'" + std::string(1, c) + "'";
     return error("unexpected_character", at,
                  "unexpected character " + shown +
-                     "; the subset uses only names, integer and single-quoted string literals, "
+                     "; the subset uses only names (double-quoted when they hold other characters), "
+                     "integer and single-quoted string literals, "
                      "',', ';', '(', ')' and the operators = <> < <= > >=");
   }
 
@@ -301,18 +304,55 @@ class lexer {
     }
   }
 
+  // A double-quoted name: any UTF-8 between the quotes, `""` standing for
+  // one quote, taken exactly (case and all). It is a name and nothing else,
+  // so quoting adds no construct to the subset: `"order"` is a column, never
+  // the keyword.
   result<token> quoted_identifier() {
+    const std::size_t start = i_;
     const position at = here();
-    const char quote = peek();
-    const std::size_t close = sql_.find(quote, i_ + 1);
-    const std::string_view inner =
-        close == std::string_view::npos ? std::string_view{} : sql_.substr(i_ + 1, close - i_ - 1);
-    std::string message = std::string(quote == '"' ? "double-quoted" : "backquoted") + " identifiers";
-    if (close != std::string_view::npos)
-      message += " (" + std::string(1, quote) + std::string(inner) + std::string(1, quote) + ")";
-    message += " are not supported; write names unquoted";
-    if (is_identifier(inner)) message += " (" + std::string(inner) + ")";
-    message += ", and use single quotes for string literals";
+    advance(1);
+    std::string name;
+    for (;;) {
+      if (i_ >= sql_.size())
+        return error("unterminated_identifier", at,
+                     "double-quoted name is not terminated; close it with \" (write \"\" for a quote "
+                     "inside); string literals use single quotes");
+      if (peek() == '"') {
+        if (peek(1) == '"') {
+          name += '"';
+          advance(2);
+          continue;
+        }
+        advance(1);
+        break;
+      }
+      name += peek();
+      advance(1);
+    }
+    if (name.empty())
+      return error("empty_identifier", at,
+                   "\"\" is an empty name; a quoted name holds at least one character");
+    if (name.size() > max_name_bytes)
+      return error("name_too_long", at,
+                   "the quoted name is " + std::to_string(name.size()) + " bytes; names are at most " +
+                       std::to_string(max_name_bytes) + " bytes");
+    token t = make(token_kind::identifier, start, at, std::move(name));
+    t.quoted = true;
+    return t;
+  }
+
+  // Backquotes are MySQL's; the subset quotes names the standard way.
+  result<token> backquoted_identifier() {
+    const position at = here();
+    const std::size_t close = sql_.find('`', i_ + 1);
+    std::string message = "backquoted names are not supported";
+    if (close != std::string_view::npos && close > i_ + 1) {
+      const std::string_view inner = sql_.substr(i_ + 1, close - i_ - 1);
+      message += "; write " + sql_name(inner) + " (double quotes, or no quotes for a plain name)";
+    } else {
+      message += "; write the name in double quotes";
+    }
     return error("quoted_identifier", at, std::move(message));
   }
 

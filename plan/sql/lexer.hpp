@@ -30,7 +30,7 @@ struct position {
 };
 
 enum class token_kind {
-  identifier,  // [A-Za-z_][A-Za-z0-9_]* that is not a reserved word
+  identifier,  // [A-Za-z_][A-Za-z0-9_]* that is not a reserved word, or "any text" ("" → ")
   keyword,     // a reserved word; `word` holds it upper-cased
   integer,     // unsigned decimal digits; the sign is the parser's business
   string,      // single-quoted; `word` holds the decoded value ('' → ')
@@ -56,8 +56,9 @@ enum class token_kind {
 struct token {
   token_kind kind = token_kind::end;
   std::string_view text;  // the exact source text; points into the SQL passed to lex()
-  std::string word;       // keyword upper-cased, identifier as written, string decoded
+  std::string word;       // keyword upper-cased, identifier as written (unquoted), string decoded
   position pos;
+  bool quoted = false;  // an identifier written in double quotes
 };
 
 // A diagnostic of an SQL phase pointing at `at`.
@@ -68,7 +69,8 @@ std::string describe(const token& t);
 
 // Tokenises `sql`. Always ends with one token_kind::end token on success.
 // Errors (phase::lex): invalid_utf8, non_ascii, unexpected_character,
-// unterminated_string, comment_not_supported, quoted_identifier,
+// unterminated_string, comment_not_supported, quoted_identifier (backquotes),
+// unterminated_identifier, empty_identifier, name_too_long,
 // non_integer_number, malformed_number.
 result<std::vector<token>> lex(std::string_view sql);
 

@@ -3,6 +3,8 @@
 
 #include "plan/sql/parser.hpp"
 
+#include "plan/sql/keywords.hpp"
+
 #include <array>
 #include <limits>
 
@@ -157,7 +159,9 @@ class parser {
     }
     if (t.kind == token_kind::keyword)
       return error("keyword_as_name", t,
-                   "'" + std::string(t.text) + "' is a reserved word and cannot be used as a name" + tail);
+                   "'" + std::string(t.text) +
+                       "' is a reserved word; to use it as a name, write it in double quotes (" +
+                       sql_name(t.text) + ")" + tail);
     return error("unexpected_token", t, "expected a column name, found " + describe(t) + tail);
   }
 
@@ -189,9 +193,9 @@ class parser {
       }
       return error("unsupported_qualified_name", t,
                    "qualified name '" + full + "' is not supported; write the " + std::string(role) +
-                       " name alone (" + last + ")");
+                       " name alone (" + sql_name(last) + ")");
     }
-    name_ref n{t.word, t.pos};
+    name_ref n{t.word, t.pos, t.quoted};
     next();
     return n;
   }
@@ -227,16 +231,17 @@ class parser {
         if (a.kind == token_kind::keyword)
           return error("keyword_as_name", a,
                        "expected an alias after AS, found reserved word '" + std::string(a.text) +
-                           "'; reserved words cannot be used as names");
+                           "'; to use it as a name, write it in double quotes (" + sql_name(a.text) + ")");
         if (a.kind != token_kind::identifier)
           return error("unexpected_token", a,
                        "expected an alias after AS, found " + describe(a) +
-                           "; an alias is an unquoted name ([A-Za-z_][A-Za-z0-9_]*)");
-        item.alias = name_ref{a.word, a.pos};
+                           "; an alias is a name ([A-Za-z_][A-Za-z0-9_]*, or any text in double quotes)");
+        item.alias = name_ref{a.word, a.pos, a.quoted};
         next();
       } else if (cur().kind == token_kind::identifier) {
-        return error("missing_as", cur(),
-                     "an alias needs AS; write " + item.column.name + " AS " + cur().word);
+        return error(
+            "missing_as", cur(),
+            "an alias needs AS; write " + sql_name(item.column.name) + " AS " + sql_name(cur().word));
       }
       q.projection.push_back(std::move(item));
       if (auto r = after_projection_item(); !r) return r.error();
@@ -306,7 +311,7 @@ class parser {
     if (t.kind == token_kind::keyword)
       return error("keyword_as_name", t,
                    "expected the source name after FROM, found reserved word '" + std::string(t.text) +
-                       "'; reserved words cannot be used as names");
+                       "'; to use it as a name, write it in double quotes (" + sql_name(t.text) + ")");
     if (t.kind != token_kind::identifier)
       return error("unexpected_token", t, "expected the source name after FROM, found " + describe(t));
     auto name = plain_name("source", allowed);
@@ -386,7 +391,7 @@ class parser {
         return error("unsupported_is", n1, "expected NULL or NOT NULL after IS, found " + describe(n1));
       std::string hint = "after IS the subset allows only NULL or NOT NULL";
       if (kw(n1, "TRUE") || kw(n1, "FALSE") || (kw(n1, "NOT") && (kw(at(2), "TRUE") || kw(at(2), "FALSE"))))
-        hint += " (write " + p.column.name + " = TRUE or " + p.column.name + " = FALSE)";
+        hint += " (write " + sql_name(p.column.name) + " = TRUE or " + sql_name(p.column.name) + " = FALSE)";
       return error("unsupported_is", op, "IS " + std::string(n1.text) + " is not supported; " + hint);
     }
     if (op.kind == token_kind::bang_eq)
@@ -395,28 +400,30 @@ class parser {
       return error("unsupported_operator", op, "'==' is not supported; write =");
     if (kw(op, "NOT")) {
       const token& n1 = at(1);
-      if (kw(n1, "BETWEEN") || kw(n1, "IN") || kw(n1, "LIKE")) return negatable(n1, op, p.column.name);
+      if (kw(n1, "BETWEEN") || kw(n1, "IN") || kw(n1, "LIKE"))
+        return negatable(n1, op, sql_name(p.column.name));
       return error("unsupported_not", op,
                    "NOT is not supported here; the subset allows NOT only in IS NOT NULL; " +
                        std::string(only_comparisons));
     }
-    if (kw(op, "BETWEEN") || kw(op, "IN") || kw(op, "LIKE")) return negatable(op, op, p.column.name);
+    if (kw(op, "BETWEEN") || kw(op, "IN") || kw(op, "LIKE"))
+      return negatable(op, op, sql_name(p.column.name));
     if (op.kind == token_kind::operator_ || op.kind == token_kind::minus || op.kind == token_kind::star)
       return error("unsupported_expression", op,
                    "expressions are not supported: operator '" + std::string(op.text) + "' after column '" +
                        p.column.name + "'; " + std::string(only_comparisons));
     if (kw(op, "AND") || kw(op, "OR") || op.kind == token_kind::end || op.kind == token_kind::semicolon)
-      return make_diagnostic(phase::parse, "missing_comparison", p.column.pos,
-                             "column '" + p.column.name +
-                                 "' alone is not a predicate; compare it with a literal (" + p.column.name +
-                                 " = TRUE for a BOOLEAN column) or use IS [NOT] NULL");
+      return make_diagnostic(
+          phase::parse, "missing_comparison", p.column.pos,
+          "column '" + p.column.name + "' alone is not a predicate; compare it with a literal (" +
+              sql_name(p.column.name) + " = TRUE for a BOOLEAN column) or use IS [NOT] NULL");
     return error("unexpected_token", op,
                  "expected a comparison operator (= <> < <= > >=) or IS [NOT] NULL after column '" +
                      p.column.name + "', found " + describe(op));
   }
 
   // BETWEEN, IN, LIKE, with or without NOT: `which` names the construct,
-  // `at_token` is where it starts (NOT when negated).
+  // `at_token` is where it starts (NOT when negated); `column` is written as SQL.
   result<predicate_ref> negatable(const token& which, const token& at_token, const std::string& column) {
     const std::string what = (&which == &at_token) ? which.word : "NOT " + which.word;
     if (which.word == "BETWEEN")
@@ -438,7 +445,7 @@ class parser {
       std::string use = p.op == compare_op::ne ? "IS NOT NULL" : "IS NULL";
       return error("null_comparison", t,
                    "'" + std::string(op.text) + " NULL' is never true (SQL's three-valued logic); write " +
-                       p.column.name + " " + use);
+                       sql_name(p.column.name) + " " + use);
     }
     if (is_literal_start(t)) return literal();
     if (t.kind == token_kind::identifier) {
@@ -446,9 +453,16 @@ class parser {
         auto r = plain_name("column", only_comparisons);
         return r.error();
       }
-      return error("column_comparison", t,
-                   "comparing column '" + p.column.name + "' with column '" + t.word +
-                       "' is not supported; compare a column with a literal");
+      std::string message = "comparing column '" + p.column.name + "' with column '" + t.word +
+                            "' is not supported; compare a column with a literal";
+      // `note = "x"` is a comparison with a column named x in SQL; the
+      // likelier intent is the string.
+      if (t.quoted) {
+        std::string literal = "'";
+        for (char ch : t.word) literal += ch == '\'' ? std::string("''") : std::string(1, ch);
+        message += " (a double-quoted text is a name; a string literal is single-quoted: " + literal + "')";
+      }
+      return error("column_comparison", t, std::move(message));
     }
     if (t.kind == token_kind::end || t.kind == token_kind::semicolon || t.kind == token_kind::keyword) {
       if (kw(t, "CAST") || kw(t, "CASE") || kw(t, "EXISTS") || kw(t, "NOT"))
@@ -564,11 +578,11 @@ class parser {
     if (is_comparison(op.kind) && rhs.kind == token_kind::identifier) {
       if (is_null)
         return error("null_comparison", first,
-                     "a comparison with NULL is never true (SQL's three-valued logic); write " + rhs.word +
-                         (op.kind == token_kind::ne ? " IS NOT NULL" : " IS NULL"));
+                     "a comparison with NULL is never true (SQL's three-valued logic); write " +
+                         sql_name(rhs.word) + (op.kind == token_kind::ne ? " IS NOT NULL" : " IS NULL"));
       return error("literal_on_left", first,
                    "a literal on the left of a comparison is not supported; write the column first: " +
-                       rhs.word + " " + std::string(mirrored(op.kind)) + " " + text);
+                       sql_name(rhs.word) + " " + std::string(mirrored(op.kind)) + " " + text);
     }
     return error(
         "literal_on_left", first,

@@ -21,8 +21,9 @@
 namespace streamt::plan::sql {
 
 struct name_ref {
-  std::string name;
+  std::string name;  // as the query means it: a quoted name without its quotes
   position pos;
+  bool quoted = false;
 };
 
 struct select_item {

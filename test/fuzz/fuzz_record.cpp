@@ -18,7 +18,12 @@
 //   types, and no duplicate member (the plan's strict parser), decodes;
 // - differential between decode's two paths: the fast path accepts only
 //   values the reference path (Boost.JSON's basic_parser) accepts, with the
-//   same row, and decode's verdict and diagnostic are the reference's.
+//   same row, and decode's verdict and diagnostic are the reference's;
+// - with `unknown_fields: ignore`: both paths agree the same way; every value
+//   the strict definition accepts is accepted with the same row; an accepted
+//   value is a JSON document holding the declared members with the decoded
+//   values; and a value the plan's strict parser reads as an object with the
+//   declared members well typed, whatever else it holds, decodes.
 #include "test/fuzz/fuzz_support.hpp"
 
 #include "operators/decode.hpp"
@@ -57,8 +62,19 @@ plan::plan compiled(std::string_view sql) {
   return *p;
 }
 
+const plan::schema& ignoring_schema() {
+  static const plan::schema s = [] {
+    plan::schema out = operators::test::orders_schema();
+    out.unknown_fields = plan::unknown_fields::ignore;
+    return out;
+  }();
+  return s;
+}
+
 struct fixture {
   operators::decode_definition decode{record_schema()};
+  operators::decode_definition ignoring{ignoring_schema()};
+  operators::row ignoring_row, ignoring_fast_row;
   operators::decode_state state;
   operators::row row;
   operators::row fast_row, reference_row;
@@ -94,10 +110,11 @@ bool same_value(const operators::row& r, std::size_t col, const json::value* v) 
 }
 
 // Would a record with exactly these members be valid (ignoring duplicates)?
-bool dom_is_valid_record(const json::value& v) {
+// With `extras`, members beyond the declared ones are allowed.
+bool dom_is_valid_record(const json::value& v, bool extras = false) {
   if (!v.is_object()) return false;
   const auto& o = v.get_object();
-  if (o.size() != record_schema().columns.size()) return false;
+  if (!extras && o.size() != record_schema().columns.size()) return false;
   for (const auto& c : record_schema().columns) {
     const auto* m = o.if_contains(c.name);
     if (m == nullptr) return false;
@@ -134,6 +151,50 @@ void check_output(std::string_view output, const operators::row& r, std::string_
     violated("an emitted value is not compact canonical JSON", input, output);
 }
 
+bool same_row(const operators::row& a, const operators::row& b) {
+  for (std::size_t c = 0; c < record_schema().columns.size(); ++c) {
+    const auto &x = a.slots[c], &y = b.slots[c];
+    if (x.is_null != y.is_null ||
+        (!x.is_null && (x.bigint != y.bigint || x.boolean != y.boolean || x.string != y.string)))
+      return false;
+  }
+  return true;
+}
+
+// The same value under a schema that ignores undeclared members.
+void check_ignoring(fixture& f, std::string_view input, bool strict_ok) {
+  diagnostic error;
+  const bool ok = operators::decode(f.ignoring, f.state, input, f.ignoring_row, error);
+  diagnostic reference_error;
+  operators::row reference_row;
+  const bool reference_ok =
+      operators::detail::reference_decode(f.ignoring, f.state, input, reference_row, reference_error);
+  if (ok != reference_ok) violated("ignoring: decode and its reference path disagree", input);
+  if (operators::detail::fast_decode(f.ignoring, f.state, input, f.ignoring_fast_row)) {
+    if (!reference_ok) violated("ignoring: the fast path accepted a value the reference path refuses", input);
+    if (!same_row(f.ignoring_fast_row, reference_row))
+      violated("ignoring: the fast path decodes a value differently", input);
+  }
+  if (strict_ok && !ok) violated("ignoring refused a value the strict schema accepts", input, error.message);
+  if (strict_ok && !same_row(f.row, f.ignoring_row))
+    violated("ignoring decodes a value differently from the strict schema", input);
+  if (ok) {
+    json::error_code ec;
+    json::value dom = json::parse(json::string_view(input.data(), input.size()), ec);
+    if (ec) violated("ignoring: decode accepted a value Boost.JSON refuses", input, ec.message());
+    if (!dom_is_valid_record(dom, true))
+      violated("ignoring: decode accepted a value that is not a valid record", input);
+    for (std::size_t c = 0; c < record_schema().columns.size(); ++c)
+      if (!same_value(f.ignoring_row, c, dom.get_object().if_contains(record_schema().columns[c].name)))
+        violated("ignoring: decode's value differs from Boost.JSON's", input,
+                 record_schema().columns[c].name);
+    return;
+  }
+  auto strict = plan::parse_strict_json(input, phase::record);
+  if (strict && dom_is_valid_record(*strict, true) && error.code != "value_too_large")
+    violated("ignoring: decode refused a valid record", input, error.code + ": " + error.message);
+}
+
 }  // namespace
 
 void record_one_input(std::string_view input) {
@@ -156,6 +217,8 @@ void record_one_input(std::string_view input) {
         violated("the fast path decodes a value differently", input, record_schema().columns[c].name);
     }
   }
+
+  check_ignoring(f, input, ok);
 
   const operators::step all = f.all.process(input);
   if (ok != (all.outcome == operators::outcome::emitted))

@@ -22,16 +22,27 @@ namespace streamt::fuzz {
 
 namespace {
 
-// The schema of the golden SQL cases (test/data/sql/*.sqltest), so the seed
-// corpus taken from them reaches the binder and the plan.
+// The schemas of the golden SQL cases (test/data/sql/*.sqltest) in one, so
+// the seed corpus taken from them reaches the binder and the plan: the
+// orders columns and the names quoted.sqltest writes in double quotes.
 const plan::schema& sql_schema() {
   static const plan::schema s = [] {
     plan::schema s;
     s.source = "orders";
     s.topic = "orders-v1";
-    s.columns = {{"id", plan::column_type::string, false},  {"amount", plan::column_type::bigint, false},
-                 {"note", plan::column_type::string, true}, {"flag", plan::column_type::boolean, true},
-                 {"qty", plan::column_type::bigint, true},  {"Code", plan::column_type::string, false}};
+    s.columns = {{"id", plan::column_type::string, false},
+                 {"amount", plan::column_type::bigint, false},
+                 {"note", plan::column_type::string, true},
+                 {"flag", plan::column_type::boolean, true},
+                 {"qty", plan::column_type::bigint, true},
+                 {"Code", plan::column_type::string, false},
+                 {"user-id", plan::column_type::string, false},
+                 {"order", plan::column_type::bigint, false},
+                 {"@timestamp", plan::column_type::bigint, false},
+                 {"say\"hi\"", plan::column_type::string, true},
+                 {"Gr\xC3\xBC\xC3\x9F"
+                  "e",
+                  plan::column_type::string, true}};
     return s;
   }();
   return s;

@@ -6,7 +6,11 @@
 
 #include "plan/plan_json.hpp"
 #include "plan/sql/compile.hpp"
+#include "plan/sql/keywords.hpp"
 #include "tools/streamt/cli.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/string.hpp>
 
 #include <iostream>
 #include <sstream>
@@ -32,6 +36,11 @@ std::string literal_text(const plan::literal& v) {
   }
   return {};
 }
+
+// Every name is shown as a query writes it (quoted when it must be), so the
+// explanation reads as the SQL it came from; the encoded member as JSON.
+std::string name(std::string_view n) { return plan::sql::sql_name(n); }
+std::string json_member(std::string_view n) { return boost::json::serialize(boost::json::string(n)); }
 }  // namespace
 
 int cmd_explain(std::span<char* const> args) {
@@ -54,10 +63,14 @@ int cmd_explain(std::span<char* const> args) {
      << "  " << plan::to_sql(*p) << "\n\n"
      << "source  topic " << p->identity.source_topic
      << ", read_committed; key, timestamp and headers pass through\n"
-     << "1. decode   JSON object with exactly these members (record invalid otherwise):\n";
+     << (p->schema.unknown_fields == plan::unknown_fields::ignore
+             ? "1. decode   JSON object with these members; any other member is checked as JSON and skipped "
+               "(unknown_fields: ignore):\n"
+             : "1. decode   JSON object with exactly these members; any other makes the record invalid "
+               "(unknown_fields: reject):\n");
   for (const auto& c : cols)
-    os << "             " << c.name << ' ' << plan::to_string(c.type) << (c.nullable ? " NULL" : " NOT NULL")
-       << '\n';
+    os << "             " << name(c.name) << ' ' << plan::to_string(c.type)
+       << (c.nullable ? " NULL" : " NOT NULL") << '\n';
   os << "             a null value (tombstone) is dropped and its offset committed\n"
      << "2. filter   ";
   if (p->predicate.empty()) {
@@ -65,7 +78,7 @@ int cmd_explain(std::span<char* const> args) {
   } else {
     for (std::size_t i = 0; i < p->predicate.size(); ++i) {
       const auto& c = p->predicate[i];
-      os << (i ? "\n             AND " : "") << cols[c.column].name << ' ' << plan::to_string(c.op);
+      os << (i ? "\n             AND " : "") << name(cols[c.column].name) << ' ' << plan::to_string(c.op);
       if (c.op != plan::compare_op::is_null && c.op != plan::compare_op::is_not_null)
         os << ' ' << literal_text(c.value);
     }
@@ -74,13 +87,13 @@ int cmd_explain(std::span<char* const> args) {
   os << "3. project  ";
   for (std::size_t i = 0; i < p->projection.size(); ++i) {
     const auto& item = p->projection[i];
-    os << (i ? ", " : "") << cols[item.column].name;
-    if (item.output_name != cols[item.column].name) os << " AS " << item.output_name;
+    os << (i ? ", " : "") << name(cols[item.column].name);
+    if (item.output_name != cols[item.column].name) os << " AS " << name(item.output_name);
   }
   os << "\n4. encode   compact JSON {";
   for (std::size_t i = 0; i < p->projection.size(); ++i) {
     const auto& item = p->projection[i];
-    os << (i ? ", " : "") << '"' << item.output_name << "\": " << plan::to_string(cols[item.column].type);
+    os << (i ? ", " : "") << json_member(item.output_name) << ": " << plan::to_string(cols[item.column].type);
   }
   os << "}\n"
      << "sink    topic " << p->identity.sink_topic

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -429,6 +430,162 @@ BOOST_AUTO_TEST_CASE(a_deeply_nested_top_level_array_is_not_an_object) {
   decoder d;
   const std::string e = d.refuse(std::string(200000, '[') + std::string(200000, ']'));
   BOOST_TEST(e == "not_an_object: value is an array, expected a JSON object", e);
+}
+
+// --- unknown_fields: ignore ---------------------------------------------------
+
+namespace {
+
+ops::decode_definition ignoring_definition() {
+  auto s = t::orders_schema();
+  s.unknown_fields = streamt::plan::unknown_fields::ignore;
+  return ops::decode_definition(s);
+}
+
+// Decodes `value` both ways; each must give the same verdict, and when both
+// accept, the same declared values.
+bool both_paths_agree(const ops::decode_definition& def, std::string_view value, bool& fast_took_it) {
+  ops::decode_state state;
+  ops::row fast, reference;
+  diagnostic error;
+  fast_took_it = ops::detail::fast_decode(def, state, value, fast);
+  const bool ok = ops::detail::reference_decode(def, state, value, reference, error);
+  BOOST_TEST((!fast_took_it || ok), "the fast path accepted what the reference refuses: " << value);
+  if (fast_took_it && ok) {
+    BOOST_TEST(fast.slots[t::id].string == reference.slots[t::id].string, value);
+    BOOST_TEST(fast.slots[t::amount].bigint == reference.slots[t::amount].bigint, value);
+    BOOST_TEST(fast.slots[t::note].is_null == reference.slots[t::note].is_null, value);
+  }
+  return ok;
+}
+
+// Each value must be refused, by both paths, with its code.
+void each_is_refused_as(const ops::decode_definition& def,
+                        std::span<const std::pair<std::string_view, std::string_view>> cases) {
+  ops::decode_state state;
+  ops::row row;
+  diagnostic error;
+  for (const auto& [value, code] : cases) {
+    bool fast = false;
+    BOOST_TEST(!both_paths_agree(def, value, fast), value);
+    BOOST_TEST(!ops::decode(def, state, value, row, error), value);
+    BOOST_TEST(error.code == code, value << ": " << error.code << ": " << error.message);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(by_default_an_undeclared_member_makes_the_record_invalid) {
+  decoder d;
+  BOOST_TEST(d.refuse(R"({"id":"x","amount":1,"note":null,"flag":null,"added":1})") ==
+             "unknown_field: unknown field 'added' at byte 45");
+}
+
+BOOST_AUTO_TEST_CASE(with_ignore_undeclared_members_of_every_json_kind_are_skipped_and_declared_ones_kept) {
+  const auto def = ignoring_definition();
+  const std::string_view values[] = {
+      R"({"id":"x","amount":7,"note":"n","flag":true,"added":"s"})",
+      R"({"added":1,"id":"x","amount":7,"note":"n","flag":true})",
+      R"({"id":"x","a":-5,"amount":7,"b":true,"note":"n","c":false,"flag":true,"d":null})",
+      R"({"id":"x","amount":7,"e":1.5e3,"note":"n","flag":true,"f":"esc\"aped\u00e9"})",
+      R"({"id":"x","amount":7,"note":"n","flag":true,"g":{"id":"not me","h":[1,{"i":[]}]}})",
+      R"({"id":"x","amount":7,"note":"n","flag":true,"j":[[[]]],"k":{},"l":[]})",
+      R"({ "id" : "x" , "amount" : 7 , "m" : 99999999999999999999 , "note" : "n" , "flag" : true })",
+  };
+  for (std::string_view value : values) {
+    bool fast = false;
+    BOOST_TEST_REQUIRE(both_paths_agree(def, value, fast), value);
+    ops::decode_state state;
+    ops::row row;
+    diagnostic error;
+    BOOST_TEST_REQUIRE(ops::decode(def, state, value, row, error), value);
+    BOOST_TEST(row.slots.size() == 4u);
+    BOOST_TEST(row.slots[t::id].string == "x", value);
+    BOOST_TEST(row.slots[t::amount].bigint == 7, value);
+    BOOST_TEST(row.slots[t::note].string == "n", value);
+    BOOST_TEST(row.slots[t::flag].boolean == true, value);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(with_ignore_the_fast_path_skips_plain_scalars_itself) {
+  const auto def = ignoring_definition();
+  bool fast = false;
+  BOOST_TEST(both_paths_agree(
+      def, R"({"id":"x","s":"plain","amount":7,"i":-12,"note":null,"t":true,"flag":null})", fast));
+  BOOST_TEST(fast);
+  // Escapes, fractions and containers are the reference path's to check.
+  BOOST_TEST(both_paths_agree(def, R"({"id":"x","amount":7,"note":null,"flag":null,"o":{}})", fast));
+  BOOST_TEST(!fast);
+}
+
+BOOST_AUTO_TEST_CASE(with_ignore_a_malformed_undeclared_member_still_makes_the_record_invalid) {
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {R"({"id":"x","amount":7,"note":null,"flag":null,"bad":01})", "malformed_json"},
+      {R"({"id":"x","amount":7,"note":null,"flag":null,"bad":"\q"})", "malformed_json"},
+      {R"({"id":"x","amount":7,"note":null,"flag":null,"bad":"\ud800"})", "invalid_utf8"},
+      {"{\"id\":\"x\",\"amount\":7,\"note\":null,\"flag\":null,\"bad\":\"\xff\"}", "invalid_utf8"},
+      {R"({"id":"x","amount":7,"note":null,"flag":null,"bad":[1,}})", "malformed_json"},
+      {R"({"id":"x","amount":7,"note":null,"flag":null,"bad":tru})", "malformed_json"},
+  };
+  each_is_refused_as(ignoring_definition(), cases);
+}
+
+BOOST_AUTO_TEST_CASE(with_ignore_declared_members_are_still_checked_in_full) {
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {R"({"id":"x","amount":7,"note":null,"extra":1})", "missing_column"},
+      {R"({"id":"x","amount":7,"note":null,"flag":null,"extra":1,"id":"y"})", "duplicate_field"},
+      {R"({"id":"x","amount":"7","note":null,"flag":null,"extra":1})", "wrong_type"},
+      {R"({"id":"x","amount":7,"note":null,"flag":null,"extra":1} {})", "trailing_data"},
+      {R"({"ID":"x","amount":7,"note":null,"flag":null})", "missing_column"},
+  };
+  each_is_refused_as(ignoring_definition(), cases);
+}
+
+BOOST_AUTO_TEST_CASE(with_ignore_a_skipped_member_may_nest_only_to_the_parser_depth_limit) {
+  const auto def = ignoring_definition();
+  ops::decode_state state;
+  ops::row row;
+  diagnostic error;
+  const std::string head = R"({"id":"x","amount":7,"note":null,"flag":null,"deep":)";
+  BOOST_TEST(ops::decode(def, state, head + std::string(30, '[') + std::string(30, ']') + "}", row, error),
+             error.message);
+  const std::string deep = head + std::string(100000, '[') + std::string(100000, ']') + "}";
+  BOOST_TEST(!ops::decode(def, state, deep, row, error));
+  BOOST_TEST(error.code == "malformed_json", error.message);
+}
+
+BOOST_AUTO_TEST_CASE(names_of_any_characters_are_matched_exactly_by_both_paths) {
+  streamt::plan::schema s;
+  s.source = "events";
+  s.topic = "events";
+  s.columns = {{"user-id", streamt::plan::column_type::string, false},
+               {"@timestamp", streamt::plan::column_type::bigint, false},
+               {"order", streamt::plan::column_type::bigint, false},
+               {"say\"hi\"", streamt::plan::column_type::string, true},
+               {"Gr\xc3\xbc\xc3\x9f"
+                "e",
+                streamt::plan::column_type::string, true}};
+  ops::decode_definition def(s);
+  ops::decode_state state;
+  ops::row row;
+  diagnostic error;
+  const std::string value =
+      R"({"user-id":"u1","@timestamp":17,"order":3,"say\"hi\"":"q","Gr\u00fc\u00dfe":"g"})";
+  BOOST_TEST_REQUIRE(ops::decode(def, state, value, row, error), error.message);
+  BOOST_TEST(row.slots[0].string == "u1");
+  BOOST_TEST(row.slots[1].bigint == 17);
+  BOOST_TEST(row.slots[2].bigint == 3);
+  BOOST_TEST(row.slots[3].string == "q");
+  BOOST_TEST(row.slots[4].string == "g");
+  const std::string raw =
+      "{\"user-id\":\"u1\",\"@timestamp\":17,\"order\":3,\"say\\\"hi\\\"\":null,"
+      "\"Gr\xc3\xbc\xc3\x9f"
+      "e\":null}";
+  BOOST_TEST_REQUIRE(ops::decode(def, state, raw, row, error), error.message);
+  BOOST_TEST(row.slots[3].is_null);
+  BOOST_TEST(!ops::decode(
+      def, state, R"({"user_id":"u1","@timestamp":17,"order":3,"say\"hi\"":null,"Grüße":null})", row, error));
+  BOOST_TEST(error.code == "unknown_field");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

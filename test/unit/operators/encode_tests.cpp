@@ -49,6 +49,19 @@ BOOST_AUTO_TEST_CASE(writes_compact_json_in_projection_order_under_output_names)
              R"({"amount":120,"order_id":"o-1","flag":true,"note":"hi"})");
 }
 
+BOOST_AUTO_TEST_CASE(writes_output_names_of_any_characters_as_escaped_json_members) {
+  plan::plan p = t::orders_plan();
+  p.projection = {{t::amount, "@timestamp"},
+                  {t::id, "say\"hi\""},
+                  {t::flag, "tab\there"},
+                  {t::note,
+                   "Gr\xc3\xbc\xc3\x9f"
+                   "e"}};
+  BOOST_TEST(encoded(p, make_row("o-1", 120, "hi", true)) ==
+             "{\"@timestamp\":120,\"say\\\"hi\\\"\":\"o-1\",\"tab\\there\":true,\"Gr\xc3\xbc\xc3\x9f"
+             "e\":\"hi\"}");
+}
+
 BOOST_AUTO_TEST_CASE(writes_null_for_null_slots_of_any_type) {
   ops::row r = make_row("o-1", 1, "x", false);
   r.slots[t::note].is_null = true;

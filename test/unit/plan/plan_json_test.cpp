@@ -134,6 +134,38 @@ BOOST_AUTO_TEST_CASE(changes_the_digest_when_identity_or_projection_changes) {
   BOOST_TEST(digest(alias) != base);
 }
 
+BOOST_AUTO_TEST_CASE(ignoring_unknown_fields_is_written_into_the_plan_and_changes_its_digest) {
+  const plan base = sample_plan();
+  plan ignoring = sample_plan();
+  ignoring.schema.unknown_fields = unknown_fields::ignore;
+  // The default is not written, so plans compiled before the member existed
+  // keep their digests (keeps_the_digest_of_the_sample_plan_stable).
+  BOOST_TEST(canonical_json(base).find("unknown_fields") == std::string::npos);
+  BOOST_TEST(canonical_json(ignoring).find(R"("unknown_fields":"ignore")") != std::string::npos);
+  BOOST_TEST(digest(ignoring) != digest(base));
+  check_round_trip(ignoring);
+  auto loaded = load_plan(write_plan(ignoring));
+  BOOST_TEST_REQUIRE(loaded.has_value());
+  BOOST_TEST((loaded->schema.unknown_fields == unknown_fields::ignore));
+}
+
+BOOST_AUTO_TEST_CASE(round_trips_names_of_any_characters_exactly) {
+  plan p;
+  p.identity = {"app", "in", "out", operator_names()};
+  p.schema = {"my source",
+              "in",
+              {{"user-id", column_type::string, false},
+               {"order", column_type::bigint, false},
+               {"@timestamp", column_type::bigint, true},
+               {"say\"hi\"\n", column_type::string, true},
+               {"Gr\xC3\xBC\xC3\x9F"
+                "e",
+                column_type::string, true}}};
+  p.predicate = {{1, compare_op::ge, std::int64_t{3}}};
+  p.projection = {{0, "user_id"}, {1, "order"}, {2, "ts ms"}, {3, "say\"hi\"\n"}, {4, "SELECT"}};
+  check_round_trip(p);
+}
+
 BOOST_AUTO_TEST_CASE(writes_the_plan_file_pretty_printed_with_its_digest) {
   plan p;
   p.identity = {"app", "in", "out", operator_names()};

@@ -85,6 +85,38 @@ BOOST_AUTO_TEST_CASE(doubled_quotes_are_one_quote_in_the_value) {
   BOOST_TEST(t[2].pos.column == 12u);
 }
 
+BOOST_AUTO_TEST_CASE(a_double_quoted_name_is_an_identifier_taken_exactly) {
+  const auto t = lex_ok(
+      "\"user-id\" \"order\" \"say\"\"hi\"\"\" \"Gr\xC3\xBC\xC3\x9F"
+      "e\" plain x");
+  BOOST_TEST_REQUIRE(t.size() == 7u);
+  for (std::size_t i = 0; i < 5; ++i) BOOST_TEST((t[i].kind == token_kind::identifier));
+  BOOST_TEST(t[0].word == "user-id");
+  BOOST_TEST(t[0].text == "\"user-id\"");
+  BOOST_TEST(t[0].quoted);
+  // A reserved word in quotes is a name, not the keyword.
+  BOOST_TEST(t[1].word == "order");
+  BOOST_TEST(t[2].word == "say\"hi\"");
+  BOOST_TEST(t[3].word ==
+             "Gr\xC3\xBC\xC3\x9F"
+             "e");
+  BOOST_TEST(!t[4].quoted);
+  // Columns count code points, offsets bytes: ü and ß are two bytes each.
+  BOOST_TEST(t[4].pos.column == 39u);
+  BOOST_TEST(t[4].pos.offset == 40u);
+}
+
+BOOST_AUTO_TEST_CASE(a_quoted_name_must_be_closed_non_empty_and_bounded) {
+  BOOST_TEST(lex_error("SELECT \"abc").code == "unterminated_identifier");
+  BOOST_TEST(lex_error("SELECT \"abc\"\"").code == "unterminated_identifier");
+  BOOST_TEST(lex_error("SELECT \"\"").code == "empty_identifier");
+  const std::string longest = "\"" + std::string(1024, 'n') + "\"";
+  BOOST_TEST(lex_ok(longest)[0].word.size() == 1024u);
+  const auto d = lex_error("\"" + std::string(1025, 'n') + "\"");
+  BOOST_TEST(d.code == "name_too_long");
+  BOOST_TEST(d.column == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(utf8_strings_keep_their_bytes_and_columns_count_code_points) {
   const auto t = lex_ok("'h\xC3\xA9\xE2\x98\x95\xF0\x9F\x98\x80' x");
   BOOST_TEST_REQUIRE(t.size() == 3u);
