@@ -3,9 +3,9 @@
 
 #include "plan/sql/binder.hpp"
 
+#include "plan/spelling.hpp"
 #include "plan/sql/keywords.hpp"
 
-#include <algorithm>
 #include <vector>
 
 #include <utility>
@@ -18,65 +18,19 @@
 namespace streamt::plan::sql {
 namespace {
 
-bool equal_ignoring_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 std::string at_text(const position& p) { return std::to_string(p.line) + ":" + std::to_string(p.column); }
 
 diagnostic error(std::string code, const position& at, std::string message) {
   return make_diagnostic(phase::bind, std::move(code), at, std::move(message));
 }
 
-// Levenshtein distance between two names, in bytes, or `limit + 1` as soon
-// as it must exceed `limit`: only near names are suggested, so the rows need
-// not be finished for far ones.
-std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit) {
-  const std::size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
-  if (gap > limit) return limit + 1;
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    std::size_t best = row[0];
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-      best = std::min(best, row[j]);
-    }
-    if (best > limit) return limit + 1;
-  }
-  return row[b.size()];
-}
-
-// The declared column a misspelt name most likely means: the same name in
-// another case first (names are case-sensitive, contract §2, and saying so
-// beats a bare "unknown column"), else the nearest within a third of its
-// length (one edit for short names), the first declared among equals.
+// The declared column a misspelt name most likely means (plan/spelling.hpp).
 const column* nearest_column(const schema& s, std::string_view name) {
-  for (const auto& c : s.columns)
-    if (equal_ignoring_case(c.name, name)) return &c;
-  const std::size_t limit = std::max<std::size_t>(1, name.size() / 3);
-  const column* best = nullptr;
-  std::size_t best_distance = limit + 1;
-  for (const auto& c : s.columns) {
-    const std::size_t d = edit_distance(name, c.name, limit);
-    if (d < best_distance) {
-      best = &c;
-      best_distance = d;
-    }
-  }
-  return best;
+  std::vector<std::string_view> names;
+  names.reserve(s.columns.size());
+  for (const auto& c : s.columns) names.push_back(c.name);
+  const std::optional<std::size_t> i = nearest(name, names);
+  return i ? &s.columns[*i] : nullptr;
 }
 
 // A name as messages show it: a plain one in single quotes as before, any

@@ -516,4 +516,72 @@ BOOST_AUTO_TEST_CASE(an_unknown_command_is_a_usage_error) {
   BOOST_TEST(run_streamt({}).exit_code == 2);
 }
 
+BOOST_AUTO_TEST_CASE(a_misspelt_command_or_option_is_answered_with_what_was_meant) {
+  process_result r = run_streamt({"complie"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "unknown command 'complie'; did you mean 'compile'?"), r.err);
+  r = run_streamt({"compile", "--schem", schema});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "unknown option '--schem'; did you mean '--schema'?"), r.err);
+  r = run_streamt({"run", "plan.json", "--comit-interval-ms", "5"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "did you mean '--commit-interval-ms'?"), r.err);
+  // Nothing near: no guess.
+  r = run_streamt({"run", "plan.json", "--frobnicate"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(!contains(r.err, "did you mean"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(kafka_tools_spellings_of_the_bootstrap_option_are_taken_for_it) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  for (const std::vector<std::string>& spelling :
+       {std::vector<std::string>{"-b", "127.0.0.1:1"},
+        std::vector<std::string>{"--bootstrap-server", "127.0.0.1:1"},
+        std::vector<std::string>{"--bootstrap-server=127.0.0.1:1"}}) {
+    std::vector<std::string> args{"run", plan, "--state-dir", dir.file("state"), "--connect-timeout-ms",
+                                  "1000"};
+    args.insert(args.end(), spelling.begin(), spelling.end());
+    process_result r = run_streamt(args);
+    BOOST_TEST_INFO("spelling " << spelling[0]);
+    // Taken, and the run then finds no broker there (exit 69), not a usage error.
+    BOOST_TEST(r.exit_code == 69, r.err);
+    BOOST_TEST(contains(r.err, "cannot reach the brokers at 127.0.0.1:1"), r.err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_value_or_an_empty_broker_entry_is_a_usage_error_at_once) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  for (const std::string hosts : {"", ",", "127.0.0.1:1,", "127.0.0.1:1,, 127.0.0.1:2"}) {
+    process_result r =
+        run_streamt({"run", plan, "--bootstrap-servers", hosts, "--state-dir", dir.file("state")});
+    BOOST_TEST_INFO("hosts '" << hosts << "'");
+    BOOST_TEST(r.exit_code == 2, r.err);
+    BOOST_TEST(!std::filesystem::exists(dir.file("state")));
+  }
+  process_result r =
+      run_streamt({"compile", "--schema", "", "--application-id", "a", "--sink-topic", "t", "-"}, "");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "option '--schema' needs a value, and '' is empty"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(run_check_and_explain_given_the_sql_say_to_compile_it_first) {
+  for (const char* cmd : {"run", "check", "explain"}) {
+    std::vector<std::string> args{cmd, examples + "big_orders.sql"};
+    if (std::string_view(cmd) == "run") args.insert(args.end(), {"--bootstrap-servers", "127.0.0.1:1"});
+    process_result r = run_streamt(args);
+    BOOST_TEST_INFO("command " << cmd);
+    BOOST_TEST(r.exit_code == 1, r.err);
+    BOOST_TEST(contains(r.err, "looks like SQL, not a plan: compile it first (streamt compile --schema"),
+               r.err);
+  }
+  // A plan that is merely broken gets no such hint.
+  temp_dir dir;
+  write_text(dir.file("broken.json"), "{\"plan_version\": 1");
+  process_result r = run_streamt({"check", dir.file("broken.json")});
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(!contains(r.err, "looks like SQL"), r.err);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,7 @@
 
 #include "engine/durable_file.hpp"
 #include "plan/plan_json.hpp"
+#include "plan/spelling.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +24,25 @@ std::optional<std::string> arguments::get(const std::string& name) const {
   if (it == options.end() || it->second.empty()) return std::nullopt;
   return it->second.back();
 }
+
+namespace {
+
+// "unknown option '--schem'; did you mean '--schema'?"
+std::string unknown_option(const std::string& name, const option_spec& spec) {
+  std::vector<std::string_view> known;
+  for (const auto* set : {&spec.with_value, &spec.flags})
+    for (const std::string& o : *set) known.push_back(o);
+  for (const auto& [alias, option] : spec.aliases) known.push_back(alias);
+  std::string message = "unknown option '" + name + "'";
+  if (std::optional<std::size_t> i = plan::nearest(name, known)) {
+    const auto alias = spec.aliases.find(std::string(known[*i]));
+    message +=
+        "; did you mean '" + std::string(alias == spec.aliases.end() ? known[*i] : alias->second) + "'?";
+  }
+  return message;
+}
+
+}  // namespace
 
 std::optional<std::string> parse(std::span<char* const> args, const option_spec& spec, arguments& out) {
   bool options_done = false;
@@ -43,16 +63,21 @@ std::optional<std::string> parse(std::span<char* const> args, const option_spec&
       name = a.substr(0, eq);
       value = a.substr(eq + 1);
     }
+    if (auto alias = spec.aliases.find(name); alias != spec.aliases.end()) name = alias->second;
     if (spec.flags.count(name)) {
       if (value) return "option '" + name + "' takes no value";
       out.flags.insert(name);
       continue;
     }
-    if (!spec.with_value.count(name)) return "unknown option '" + name + "'";
+    if (!spec.with_value.count(name)) return unknown_option(name, spec);
     if (!value) {
       if (i + 1 >= args.size()) return "option '" + name + "' needs a value";
       value = args[++i];
     }
+    // No option of streamt means anything when empty: an empty value is a
+    // mistake (an unset shell variable), refused here rather than by a
+    // timeout later (an empty --bootstrap-servers waited 30 s, then exit 69).
+    if (value->empty()) return "option '" + name + "' needs a value, and '' is empty";
     auto& slot = out.options[name];
     if (!slot.empty() && !spec.repeatable.count(name)) return "option '" + name + "' given twice";
     slot.push_back(*value);
@@ -101,6 +126,19 @@ int usage_error(std::string_view command, std::string_view message) {
   return engine::to_int(engine::exit_code::usage);
 }
 
+// A plan is JSON; a file named *.sql, or whose text starts with SELECT (or
+// WITH), is the query the plan is compiled from.
+bool looks_like_sql(std::string_view path, std::string_view text) {
+  if (path.size() > 4 && plan::equal_ignoring_case(path.substr(path.size() - 4), ".sql")) return true;
+  const std::size_t start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos) return false;
+  text.remove_prefix(start);
+  for (std::string_view word : {std::string_view("SELECT"), std::string_view("WITH")})
+    if (text.size() >= word.size() && plan::equal_ignoring_case(text.substr(0, word.size()), word))
+      return true;
+  return false;
+}
+
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
                                          engine::exit_code& code) {
   result<std::string> text = read_input(path, plan_file_read_limit);
@@ -112,6 +150,11 @@ std::optional<plan::plan> load_plan_file(std::string_view command, const std::st
   result<plan::plan> p = plan::load_plan(*text);
   if (!p) {
     print_diagnostic(command, path, p.error());
+    if (looks_like_sql(path, *text))
+      std::cerr << "streamt " << command << ": " << path
+                << " looks like SQL, not a plan: compile it first (streamt compile --schema SCHEMA "
+                   "--application-id ID --sink-topic TOPIC --output plan.json "
+                << path << "), then give the plan to streamt " << command << '\n';
     code = engine::exit_code::rejected;
     return std::nullopt;
   }

@@ -35,6 +35,9 @@ struct option_spec {
   std::set<std::string> with_value;  // e.g. "--schema"
   std::set<std::string> flags;       // e.g. "--help"
   std::set<std::string> repeatable;  // options that may be given more than once
+  // Other spellings taken for an option (alias → the option), for the habits
+  // of Kafka's own tools: --bootstrap-server and -b for --bootstrap-servers.
+  std::map<std::string, std::string> aliases{};
 };
 
 // Parses argv after the subcommand name. `--` ends options. On error returns

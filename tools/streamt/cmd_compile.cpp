@@ -8,6 +8,8 @@
 #include "plan/sql/compile.hpp"
 #include "tools/streamt/cli.hpp"
 
+#include <unistd.h>
+
 #include <iostream>
 
 namespace streamt::cli {
@@ -42,6 +44,11 @@ int cmd_compile(std::span<char* const> args) {
     if (!a.get(required)) return usage_error("compile", std::string("missing ") + required);
   if (a.positionals.size() > 1) return usage_error("compile", "expected at most one SQL file");
   const std::string sql_path = a.positionals.empty() ? "-" : a.positionals[0];
+  // Without a file the query is read from standard input; on a terminal
+  // that looks like a hang unless something says so.
+  if (sql_path == "-" && isatty(STDIN_FILENO))
+    std::cerr << "streamt compile: reading the SQL statement from standard input (end it with Ctrl-D); "
+                 "give a SQL_FILE to read it from a file\n";
   const std::string schema_path = *a.get("--schema");
 
   result<std::string> schema_text = read_input(schema_path, 1u << 20);

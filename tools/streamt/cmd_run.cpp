@@ -91,6 +91,7 @@ std::string help() {
          "left (a second signal, or --stop-timeout-ms, stops at once).\n"
          "\n"
          "  --bootstrap-servers HOSTS     Kafka brokers, host:port[,host:port...]\n"
+         "                                (also --bootstrap-server or -b, as Kafka's tools)\n"
          "  --state-dir DIR               lock, identity and plan history of this instance\n"
          "                                (default $XDG_STATE_HOME/streamt/APPLICATION_ID,\n"
          "                                or ~/.local/state/streamt/APPLICATION_ID)\n"
@@ -191,7 +192,8 @@ int cmd_run(std::span<char* const> args) {
        "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
        "--connect-timeout-ms", "--stall-timeout-ms", "--log-level", "--log-format", "--metrics-address"},
       {"--help", "--allow-output-change", "--static-membership"},
-      {"-X"}};
+      {"-X"},
+      {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
   if (auto err = parse(args, spec, a)) return usage_error("run", *err);
   if (a.has("--help")) {
@@ -203,6 +205,17 @@ int cmd_run(std::span<char* const> args) {
 
   engine::run_options options;
   options.bootstrap_servers = *a.get("--bootstrap-servers");
+  // An empty entry ("a:9092,", ",") is a typo librdkafka would sit on until
+  // the connect timeout: a usage error now.
+  for (std::size_t from = 0;;) {
+    const std::size_t comma = options.bootstrap_servers.find(',', from);
+    const std::string_view entry = std::string_view(options.bootstrap_servers).substr(from, comma - from);
+    if (entry.find_first_not_of(" \t") == std::string_view::npos)
+      return usage_error("run", "--bootstrap-servers '" + options.bootstrap_servers +
+                                    "' has an empty entry; give host:port[,host:port...]");
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
   options.allow_output_change = a.has("--allow-output-change");
   options.static_membership = a.has("--static-membership");
   if (auto v = a.get("--commit-interval-ms")) {

@@ -6,9 +6,12 @@
 
 #include "tools/streamt/cli.hpp"
 
+#include "plan/spelling.hpp"
+
 #include <pthread.h>
 #include <signal.h>
 
+#include <array>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -73,7 +76,11 @@ int main(int argc, char** argv) {
       std::cout << "streamt 0.1.0 (plan version 1)\n";
       return 0;
     }
-    std::cerr << "streamt: unknown command '" << command << "'\n\n" << top_help;
+    std::cerr << "streamt: unknown command '" << command << "'";
+    constexpr std::array<std::string_view, 5> commands{"compile", "check", "explain", "replay", "run"};
+    if (std::optional<std::size_t> i = streamt::plan::nearest(command, commands))
+      std::cerr << "; did you mean '" << commands[*i] << "'?";
+    std::cerr << "\n\n" << top_help;
     return streamt::engine::to_int(streamt::engine::exit_code::usage);
   } catch (const std::exception& e) {
     // Expected failures are values; reaching here is a bug in streamt.
