@@ -9,6 +9,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
+#include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/parser.hpp>
 
 #include <exception>
@@ -72,6 +73,61 @@ bool read_headers(const json::value& v, std::vector<header_view>& out) {
   return false;
 }
 
+// Boost.JSON's DOM keeps one of two members with the same key, so an
+// envelope with two "payload"s would silently replay the last. This handler
+// runs first, over the same bytes, and finds a repeated top-level key; it
+// builds nothing (the DOM parse after it does).
+class repeated_key_finder {
+ public:
+  static constexpr std::size_t max_object_size = std::numeric_limits<std::size_t>::max();
+  static constexpr std::size_t max_array_size = std::numeric_limits<std::size_t>::max();
+  static constexpr std::size_t max_key_size = std::numeric_limits<std::size_t>::max();
+  static constexpr std::size_t max_string_size = std::numeric_limits<std::size_t>::max();
+
+  const std::optional<std::string>& repeated() const noexcept { return repeated_; }
+
+  bool on_document_begin(json::error_code&) { return true; }
+  bool on_document_end(json::error_code&) { return true; }
+  bool on_object_begin(json::error_code&) { return ++depth_, true; }
+  bool on_object_end(std::size_t, json::error_code&) { return --depth_, true; }
+  bool on_array_begin(json::error_code&) { return ++depth_, true; }
+  bool on_array_end(std::size_t, json::error_code&) { return --depth_, true; }
+  bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
+    if (depth_ == 1) part_.append(s.data(), s.size());
+    return true;
+  }
+  bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
+    if (depth_ != 1) return true;
+    part_.append(s.data(), s.size());
+    std::string key = std::move(part_);
+    part_.clear();
+    for (const std::string& k : keys_)
+      if (k == key) {
+        repeated_ = std::move(key);
+        ec = json::error::exception;  // stop: the answer is known
+        return false;
+      }
+    keys_.push_back(std::move(key));
+    return true;
+  }
+  bool on_string_part(json::string_view, std::size_t, json::error_code&) { return true; }
+  bool on_string(json::string_view, std::size_t, json::error_code&) { return true; }
+  bool on_number_part(json::string_view, json::error_code&) { return true; }
+  bool on_int64(std::int64_t, json::string_view, json::error_code&) { return true; }
+  bool on_uint64(std::uint64_t, json::string_view, json::error_code&) { return true; }
+  bool on_double(double, json::string_view, json::error_code&) { return true; }
+  bool on_bool(bool, json::error_code&) { return true; }
+  bool on_null(json::error_code&) { return true; }
+  bool on_comment_part(json::string_view, json::error_code&) { return true; }
+  bool on_comment(json::string_view, json::error_code&) { return true; }
+
+ private:
+  int depth_ = 0;
+  std::string part_;
+  std::vector<std::string> keys_;  // an envelope has a handful
+  std::optional<std::string> repeated_;
+};
+
 // The encode stage's escaping, so replay writes strings exactly as it does.
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
@@ -82,7 +138,7 @@ void append_json_string(std::string& out, std::string_view s) {
 }  // namespace
 
 result<void> parse_envelope(std::string_view line, std::size_t line_number, std::string_view default_topic,
-                            std::map<std::int32_t, std::int64_t>& next_offset, parsed_envelope& out) {
+                            std::map<std::int32_t, std::int64_t>& last_offset, parsed_envelope& out) {
   if (line.size() > max_envelope_line_bytes)
     return envelope_error(line_number,
                           "line longer than " + std::to_string(max_envelope_line_bytes) + " bytes");
@@ -90,6 +146,15 @@ result<void> parse_envelope(std::string_view line, std::size_t line_number, std:
   // kcat writes key and payload bytes as they are; binary keys are legal in
   // Kafka. The payload is checked for UTF-8 by the decode stage instead.
   options.allow_invalid_utf8 = true;
+  {
+    json::basic_parser<repeated_key_finder> finder(options);
+    boost::system::error_code finder_ec;
+    finder.write_some(false, line.data(), line.size(), finder_ec);
+    if (const std::optional<std::string>& key = finder.handler().repeated())
+      return envelope_error(line_number, "member \"" + *key +
+                                             "\" appears twice; an envelope holds each member once (which "
+                                             "one was meant is unknown)");
+  }
   json::parser parser(json::storage_ptr(), options);
   boost::system::error_code ec;
   // json::parser::write takes one complete document: trailing data is an error.
@@ -111,6 +176,12 @@ result<void> parse_envelope(std::string_view line, std::size_t line_number, std:
     if (key == "topic") {
       if (!v.is_string()) return envelope_error(line_number, "\"topic\" must be a string");
       out.view.topic = std::string_view(v.get_string().data(), v.get_string().size());
+      // A record of another topic is not this plan's input: replaying it
+      // would show outputs the plan can never produce.
+      if (out.view.topic != default_topic)
+        return envelope_error(
+            line_number, "\"topic\" is '" + std::string(out.view.topic) + "', not the plan's source topic '" +
+                             std::string(default_topic) + "'; replay the records of the source topic");
     } else if (key == "partition") {
       if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > std::numeric_limits<std::int32_t>::max())
         return envelope_error(line_number, "\"partition\" must be a non-negative 32-bit integer");
@@ -139,18 +210,47 @@ result<void> parse_envelope(std::string_view line, std::size_t line_number, std:
             "\"headers\" must be [name, value, ...] or {name: value} with string or null values");
     } else if (key == "tstype" || key == "broker" || key == "key_schema_id" || key == "value_schema_id") {
       // Informational members kcat writes; they do not affect processing.
+    } else if (key == "source") {
+      // Replay's own output names the record it came from: informational,
+      // so that one replay's output is the next plan's input as it is.
+      const json::object* src = v.if_object();
+      if (!src || src->size() != 3 || !src->contains("topic") || !(*src).at("topic").is_string() ||
+          !src->contains("partition") || !(*src).at("partition").is_int64() || !src->contains("offset") ||
+          !(*src).at("offset").is_int64())
+        return envelope_error(
+            line_number,
+            "\"source\" must be {\"topic\": string, \"partition\": integer, \"offset\": integer}, "
+            "as replay writes it");
     } else {
       return envelope_error(line_number,
                             "unknown member \"" + std::string(key) +
                                 "\" (an envelope has topic, partition, offset, ts, key, payload, "
-                                "headers)");
+                                "headers; replay's output adds source)");
     }
   }
   if (!has_payload) return envelope_error(line_number, "missing \"payload\" (use null for a tombstone)");
   out.view.partition = partition.value_or(0);
-  std::int64_t& next = next_offset[out.view.partition];
-  out.view.offset = offset.value_or(next);
-  next = out.view.offset + 1;
+  // A partition's offsets increase, as Kafka hands them out: an envelope
+  // without one takes the next after the last, and a given one must be past
+  // it (a file with offsets out of order is not what a topic holds).
+  const auto last = last_offset.find(out.view.partition);
+  const std::string where = "partition " + std::to_string(out.view.partition);
+  if (offset) {
+    if (last != last_offset.end() && *offset <= last->second)
+      return envelope_error(line_number, "\"offset\" " + std::to_string(*offset) + " of " + where +
+                                             " is not after the offset before it (" +
+                                             std::to_string(last->second) +
+                                             "); a partition's offsets increase");
+    out.view.offset = *offset;
+  } else if (last == last_offset.end()) {
+    out.view.offset = 0;
+  } else if (last->second == std::numeric_limits<std::int64_t>::max()) {
+    return envelope_error(line_number, "no offset follows " + std::to_string(last->second) + " in " + where +
+                                           "; give this envelope its \"offset\"");
+  } else {
+    out.view.offset = last->second + 1;
+  }
+  last_offset[out.view.partition] = out.view.offset;
   out.view.headers = std::span<const header_view>(out.headers);
   return {};
 }
@@ -162,6 +262,24 @@ envelope_source::envelope_source(std::istream& in, std::string default_topic, st
   views_.reserve(batch_size_);
 }
 
+// One line into line_, without its newline, stopping one byte past the
+// bound: the check is made while reading, not after a whole line was held.
+envelope_source::line_read envelope_source::read_line() {
+  line_.clear();
+  if (ended_) return line_read::end;
+  std::streambuf* buffer = in_->rdbuf();
+  for (;;) {
+    const int c = buffer->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      ended_ = true;
+      return line_.empty() ? line_read::end : line_read::line;
+    }
+    if (c == '\n') return line_read::line;
+    if (line_.size() == max_envelope_line_bytes) return line_read::too_long;
+    line_.push_back(static_cast<char>(c));
+  }
+}
+
 boost::asio::awaitable<result<std::span<const record_view>>> envelope_source::async_next_batch() {
   views_.clear();
   if (pending_error_) {
@@ -169,8 +287,21 @@ boost::asio::awaitable<result<std::span<const record_view>>> envelope_source::as
     pending_error_.reset();
     co_return d;
   }
-  while (views_.size() < batch_size_ && std::getline(*in_, line_)) {
+  while (views_.size() < batch_size_) {
+    const line_read got = read_line();
+    if (got == line_read::end) break;
     ++line_number_;
+    if (got == line_read::too_long) {
+      // The rest of the input is not read: one line without an end (such
+      // as /dev/zero) must not grow the buffer past the bound.
+      diagnostic d =
+          envelope_error(line_number_, "line longer than " + std::to_string(max_envelope_line_bytes) +
+                                           " bytes (the limit of one envelope)");
+      ended_ = true;
+      if (views_.empty()) co_return d;
+      pending_error_ = std::move(d);
+      break;
+    }
     std::string_view line(line_);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank lines separate nothing

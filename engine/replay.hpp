@@ -10,13 +10,18 @@
 // records are written one envelope a line to stdout (see envelope_sink).
 //
 // Envelope rules: `payload` is required (null is a tombstone); `key` absent
-// or null is a null key; `partition` defaults to 0 and `offset` to one past
-// the previous record of that partition (so hand-written files need
-// neither); `headers` is kcat's flat array [name, value, ...] or an object
-// {name: value | [values]}; `tstype`, `broker` and kcat's `*_schema_id` are
-// ignored; any other member is an error. Key and payload bytes need not be
-// valid UTF-8 in the envelope (kcat writes binary keys raw); the payload is
-// validated as UTF-8 JSON by the decode stage like any record value.
+// or null is a null key; `topic`, when given, must be the plan's source
+// topic; `partition` defaults to 0 and `offset` to one past the previous
+// record of that partition (so hand-written files need neither), and a
+// given offset must be past that one (a partition's offsets increase);
+// `headers` is kcat's flat array [name, value, ...] or an object
+// {name: value | [values]}; `tstype`, `broker`, kcat's `*_schema_id` and
+// replay's own `source` are ignored, so replay's output is a downstream
+// plan's input as it is; a member given twice or any other member is an
+// error. A line is at most max_envelope_line_bytes, checked while it is
+// read. Key and payload bytes need not be valid UTF-8 in the envelope (kcat
+// writes binary keys raw); the payload is validated as UTF-8 JSON by the
+// decode stage like any record value.
 
 #include "engine/pipeline.hpp"
 #include "engine/record.hpp"
@@ -41,8 +46,8 @@ namespace streamt::engine {
 
 inline constexpr std::size_t max_envelope_line_bytes = 16 * 1024 * 1024;
 
-// Parses one envelope line. Exposed for tests; `next_offset` carries the
-// default offsets per partition between lines. Errors: phase::record, code
+// Parses one envelope line. Exposed for tests; `last_offset` carries the
+// last offset of each partition between lines. Errors: phase::record, code
 // `malformed_envelope`, message naming the input line.
 struct parsed_envelope {
   boost::json::value doc;  // owns the strings the views below point into
@@ -50,7 +55,7 @@ struct parsed_envelope {
   std::vector<header_view> headers;
 };
 result<void> parse_envelope(std::string_view line, std::size_t line_number, std::string_view default_topic,
-                            std::map<std::int32_t, std::int64_t>& next_offset, parsed_envelope& out);
+                            std::map<std::int32_t, std::int64_t>& last_offset, parsed_envelope& out);
 
 class envelope_source {
  public:
@@ -64,8 +69,12 @@ class envelope_source {
   std::istream* in_;
   std::string default_topic_;
   std::size_t batch_size_;
+  enum class line_read { line, end, too_long };
+  line_read read_line();
+
   std::size_t line_number_ = 0;
-  std::map<std::int32_t, std::int64_t> next_offset_;
+  bool ended_ = false;                                // the input ended, or was given up at an over-long line
+  std::map<std::int32_t, std::int64_t> next_offset_;  // the last offset of each partition
   std::string line_;
   std::vector<parsed_envelope> parsed_;
   std::vector<record_view> views_;

@@ -110,6 +110,11 @@ BOOST_AUTO_TEST_CASE(rejects_malformed_envelopes_naming_the_line) {
       R"({"payload":"{}","headers":["odd"]})",
       R"({"payload":"{}","surprise":true})",
       R"({"payload":"{}"} {"payload":"{}"})",
+      R"({"payload":"{}","payload":null})",
+      R"({"key":"a","payload":"{}","key":"b"})",
+      R"({"topic":"payments","payload":"{}"})",
+      R"({"payload":"{}","source":{"topic":"orders"}})",
+      R"({"payload":"{}","source":"orders"})",
   };
   for (const char* line : bad) {
     std::map<std::int32_t, std::int64_t> next;
@@ -122,9 +127,96 @@ BOOST_AUTO_TEST_CASE(rejects_malformed_envelopes_naming_the_line) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_member_given_twice_is_refused_naming_it) {
+  engine::parsed_envelope e;
+  auto r = parse_one(R"({"payload":"{\"id\":\"a\"}","key":"k","payload":"{\"id\":\"b\"}"})", e);
+  BOOST_TEST_REQUIRE(!r.has_value());
+  BOOST_TEST(r.error().message.find("member \"payload\" appears twice") != std::string::npos,
+             r.error().message);
+  // Repeats inside a member's value are the value's own business.
+  BOOST_TEST(parse_one(R"({"payload":"{}","headers":["h","1","h","2"]})", e).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_partitions_offsets_must_increase_and_none_follows_the_largest) {
+  std::map<std::int32_t, std::int64_t> last;
+  engine::parsed_envelope e;
+  BOOST_TEST_REQUIRE(
+      engine::parse_envelope(R"({"offset":5,"payload":"{}"})", 1, "orders", last, e).has_value());
+  auto back = engine::parse_envelope(R"({"offset":5,"payload":"{}"})", 2, "orders", last, e);
+  BOOST_TEST_REQUIRE(!back.has_value());
+  BOOST_TEST(back.error().message.find("\"offset\" 5 of partition 0 is not after the offset before it (5)") !=
+                 std::string::npos,
+             back.error().message);
+  // Another partition has its own order.
+  BOOST_TEST(engine::parse_envelope(R"({"partition":1,"offset":1,"payload":"{}"})", 3, "orders", last, e)
+                 .has_value());
+  BOOST_TEST_REQUIRE(
+      engine::parse_envelope(R"({"offset":9223372036854775807,"payload":"{}"})", 4, "orders", last, e)
+          .has_value());
+  auto after = engine::parse_envelope(R"({"payload":"{}"})", 5, "orders", last, e);
+  BOOST_TEST_REQUIRE(!after.has_value());
+  BOOST_TEST(
+      after.error().message.find("no offset follows 9223372036854775807 in partition 0") != std::string::npos,
+      after.error().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_record_of_another_topic_is_refused_naming_both_topics) {
+  engine::parsed_envelope e;
+  auto r = parse_one(R"({"topic":"big-orders","payload":"{}"})", e);
+  BOOST_TEST_REQUIRE(!r.has_value());
+  BOOST_TEST(r.error().message.find("\"topic\" is 'big-orders', not the plan's source topic 'orders'") !=
+                 std::string::npos,
+             r.error().message);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(replay_driver)
+
+BOOST_AUTO_TEST_CASE(replays_output_is_the_input_of_a_plan_reading_its_sink) {
+  std::istringstream in(R"({"partition":0,"offset":0,"key":"a","ts":5,"headers":["h","v"],)"
+                        R"("payload":"{\"id\":\"a\",\"amount\":120,\"note\":null}"})"
+                        "\n");
+  std::ostringstream first;
+  BOOST_TEST_REQUIRE(!engine::replay(orders_plan(), in, first).failure.has_value());
+  // A second plan over big-orders (id STRING, amount BIGINT) takes the
+  // first one's output lines as they are.
+  plan::plan downstream = orders_plan();
+  downstream.identity = {"orders-huge", "big-orders", "huge-orders"};
+  downstream.schema.topic = "big-orders";
+  downstream.schema.columns.pop_back();
+  downstream.predicate = {{1, plan::compare_op::ge, std::int64_t{100}}};
+  std::istringstream again(first.str());
+  std::ostringstream second;
+  engine::run_result r = engine::replay(downstream, again, second);
+  BOOST_TEST_REQUIRE(!r.failure.has_value(), r.failure->message);
+  BOOST_TEST(r.counts.emitted == 1u);
+  BOOST_TEST(
+      second.str() ==
+      R"({"topic":"huge-orders","key":"a","payload":"{\"id\":\"a\",\"amount\":120}","ts":5,"headers":["h","v"],)"
+      R"("source":{"topic":"big-orders","partition":0,"offset":0}})"
+      "\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_line_over_the_limit_is_refused_while_it_is_read) {
+  // 16 MiB and one byte of a line that never ends: the reader stops at the
+  // bound instead of holding the whole line (an endless one, /dev/zero,
+  // grew to 1 GB before).
+  std::string input = R"({"payload":"{\"id\":\"a\",\"amount\":120,\"note\":null}"})";
+  input += "\n" + std::string(engine::max_envelope_line_bytes + 1, ' ');
+  std::istringstream in(input);
+  std::ostringstream out;
+  engine::run_result r = engine::replay(orders_plan(), in, out);
+  BOOST_TEST_REQUIRE(r.failure.has_value());
+  BOOST_TEST(r.failure->message.find("input line 2: line longer than 16777216 bytes") != std::string::npos,
+             r.failure->message);
+  BOOST_TEST(r.counts.emitted == 1u);
+  // A line of exactly the limit is read (and then judged as an envelope).
+  std::istringstream exact(std::string(engine::max_envelope_line_bytes, 'x'));
+  engine::run_result e = engine::replay(orders_plan(), exact, out);
+  BOOST_TEST_REQUIRE(e.failure.has_value());
+  BOOST_TEST(e.failure->message.find("longer than") == std::string::npos, e.failure->message);
+}
 
 BOOST_AUTO_TEST_CASE(filters_projects_and_keeps_key_timestamp_and_headers) {
   std::istringstream in(
