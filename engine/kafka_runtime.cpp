@@ -26,6 +26,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <set>
 #include <tuple>
@@ -67,8 +68,13 @@ using ss::act;
 // transaction after the batch.
 class kafka_sink {
  public:
-  kafka_sink(kafka::producer& p, std::string topic, ss::sink_tracker& tracker)
-      : producer_(&p), topic_(std::move(topic)), tracker_(&tracker) {}
+  kafka_sink(kafka::producer& p, std::string topic, ss::sink_tracker& tracker, std::string dead_letter_topic,
+             std::string plan_digest)
+      : producer_(&p),
+        topic_(std::move(topic)),
+        tracker_(&tracker),
+        dead_letter_topic_(std::move(dead_letter_topic)),
+        plan_digest_(std::move(plan_digest)) {}
 
   void emit(const record_view& in, std::string_view value) {
     kafka::outgoing_record out;
@@ -82,10 +88,39 @@ class kafka_sink {
       tracker_->refused_at_once(std::move(e));
   }
 
+  // The invalid record `in` itself to the dead-letter topic, in the open
+  // transaction: key, value, headers and timestamp as consumed, then the
+  // streamt.* headers a person (or a tool replaying the topic) needs to find
+  // the record and know why it is there.
+  void dead_letter(const record_view& in, const invalid_record& why) {
+    const std::string partition = std::to_string(in.partition);
+    const std::string offset = std::to_string(in.offset);
+    const std::array<kafka::header_view, 6> reason{{
+        {"streamt.source.topic", in.topic},
+        {"streamt.source.partition", partition},
+        {"streamt.source.offset", offset},
+        {"streamt.error.code", why.error.code},
+        {"streamt.error.message", why.error.message},
+        {"streamt.plan.digest", plan_digest_},
+    }};
+    kafka::outgoing_record out;
+    out.key = in.key;
+    out.value = in.value;
+    out.headers = in.headers;
+    out.headers_of = in.consumed;
+    out.extra_headers = reason;
+    out.timestamp_ms = in.timestamp.value_or(0);
+    out.opaque = tracker_->producing_dead_letter(in, in.value ? in.value->size() : 0);
+    if (kafka::error_report e = producer_->produce(dead_letter_topic_, out); e.failed())
+      tracker_->refused_at_once(std::move(e));
+  }
+
  private:
   kafka::producer* producer_;
   std::string topic_;
   ss::sink_tracker* tracker_;
+  std::string dead_letter_topic_;
+  std::string plan_digest_;
 };
 
 std::string describe(const kafka::topic_partition& tp) {
@@ -192,6 +227,7 @@ class runtime {
     c.max_records_per_transaction = o.max_records_per_transaction;
     c.stop_timeout = o.stop_timeout;
     c.stall_timeout = o.stall_timeout;
+    c.dead_letter_topic = p.identity.dead_letter_topic;
     return c;
   }
 
@@ -251,7 +287,8 @@ class runtime {
     auto producer = kafka::producer::create(ex, txn_id, producer_settings);
     if (!producer) co_return fail(run_status::rejected_config, producer.error().message);
     producer_ = std::move(*producer);
-    sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink());
+    sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink(), plan_.identity.dead_letter_topic,
+                  plan::digest(plan_));
     // One group.instance.id per state directory, never typed by hand: two
     // instances with one would fence each other's consumers.
     auto consumer = kafka::consumer::create(ex, plan_.identity.application_id,
@@ -347,7 +384,10 @@ class runtime {
                          std::to_string(options_.connect_timeout.count() / 1000) + " s: " + err.message +
                          "; check --bootstrap-servers, the network, and the TLS and SASL settings (a failed "
                          "certificate verification or authentication is logged above by librdkafka)");
-    for (const std::string& t : {plan_.identity.source_topic, plan_.identity.sink_topic})
+    std::vector<std::string> needed{plan_.identity.source_topic, plan_.identity.sink_topic};
+    if (plan_.identity.on_invalid == plan::on_invalid::dead_letter)
+      needed.push_back(plan_.identity.dead_letter_topic);
+    for (const std::string& t : needed)
       if (!topics->count(t))
         co_return fail(
             run_status::unavailable,
@@ -386,6 +426,10 @@ class runtime {
           break;
         case act::produce:
           a = produce(a);
+          break;
+        case act::dead_letter:
+          sink_->dead_letter(session_.batch().front(), *a.dead);
+          a = session_.on(ss::dead_lettered{steady_clock::now()});
           break;
         case act::flush: {
           // Every delivery report of the transaction, before its offsets go
@@ -968,7 +1012,11 @@ class runtime {
     if (r.status == run_status::stopped)
       STREAMT_LOG(log_, info) << "stopped cleanly: " << r.counts.consumed << " consumed, " << r.counts.emitted
                               << " emitted, " << r.counts.filtered << " filtered, " << r.counts.tombstones
-                              << " tombstones, " << r.transactions_committed << " transactions committed";
+                              << " tombstones, "
+                              << (r.counts.dead_lettered != 0
+                                      ? std::to_string(r.counts.dead_lettered) + " dead-lettered, "
+                                      : std::string())
+                              << r.transactions_committed << " transactions committed";
     else
       STREAMT_LOG(log_, error) << r.message;
     return r;

@@ -273,6 +273,9 @@ std::string metrics::prometheus_text() const {
            "Input records the predicate dropped, in committed transactions.", records_.filtered);
   x.single("streamt_tombstones_total", "counter",
            "Input records with a null value, dropped, in committed transactions.", records_.tombstones);
+  x.single("streamt_records_dead_lettered_total", "counter",
+           "Invalid input records written to the dead-letter topic, in committed transactions.",
+           records_.dead_lettered);
   x.single("streamt_records_invalid_total", "counter",
            "Records the engine stopped at: invalid input, or output the sink refused for good.", invalid_);
   x.single("streamt_records_rolled_back_total", "counter",

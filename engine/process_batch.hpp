@@ -32,12 +32,14 @@ concept record_sink = requires(S& s, const record_view& in, std::string_view val
 };
 
 struct record_counts {
-  std::uint64_t consumed = 0;    // records handled, whatever their outcome
-  std::uint64_t emitted = 0;     // records written to the sink
-  std::uint64_t filtered = 0;    // records the predicate dropped
-  std::uint64_t tombstones = 0;  // null values dropped
+  std::uint64_t consumed = 0;       // records handled, whatever their outcome
+  std::uint64_t emitted = 0;        // records written to the sink
+  std::uint64_t filtered = 0;       // records the predicate dropped
+  std::uint64_t tombstones = 0;     // null values dropped
+  std::uint64_t dead_lettered = 0;  // invalid records written to the dead-letter topic
 
   record_counts& operator+=(const record_counts& o) noexcept {
+    dead_lettered += o.dead_lettered;
     consumed += o.consumed;
     emitted += o.emitted;
     filtered += o.filtered;

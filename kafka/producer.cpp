@@ -92,6 +92,13 @@ error_report producer::produce(std::string_view topic, const outgoing_record& re
                           h.value ? static_cast<ssize_t>(h.value->size()) : 0);
     }
   }
+  if (!record.extra_headers.empty()) {
+    if (!headers) headers.reset(rd_kafka_headers_new(record.extra_headers.size()));
+    for (const auto& h : record.extra_headers)
+      rd_kafka_header_add(headers.get(), h.name.data(), static_cast<ssize_t>(h.name.size()),
+                          h.value ? bytes_of(*h.value) : nullptr,
+                          h.value ? static_cast<ssize_t>(h.value->size()) : 0);
+  }
   rd_kafka_topic_t* rkt = topic_handle(topic);
   if (!rkt) return report_of(rd_kafka_last_error());
   rd_kafka_vu_t vu[8];

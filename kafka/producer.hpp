@@ -68,6 +68,8 @@ struct outgoing_record {
   // Instead of `headers`: the headers of this consumed message, copied by
   // librdkafka from the message itself (message_view::consumed).
   const consumed_message* headers_of = nullptr;
+  // Added after those (a dead-letter record's streamt.* headers).
+  std::span<const header_view> extra_headers{};
   std::int64_t timestamp_ms = 0;  // 0: librdkafka stamps the current time
   std::uint64_t opaque = 0;       // returned in the delivery report
 };

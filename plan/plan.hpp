@@ -120,11 +120,26 @@ inline const std::vector<std::string>& operator_names() {
   return names;
 }
 
+// What the run does with a record the decode stage refuses, or whose output
+// the sink topic can never take. `fail` stops the run at it (exit 65, the
+// records before it committed). `dead_letter` writes it, unchanged and with
+// headers saying why, to the dead-letter topic inside the same transaction as
+// the outputs and offsets, and goes on. Part of the identity: every instance
+// of a group must agree on it, and a reviewer of the plan sees where bad
+// records go.
+enum class on_invalid { fail, dead_letter };
+
+constexpr std::string_view to_string(on_invalid o) noexcept {
+  return o == on_invalid::dead_letter ? "dead-letter" : "fail";
+}
+
 struct identity {
   std::string application_id;  // consumer group id, transactional id prefix
   std::string source_topic;
   std::string sink_topic;
   std::vector<std::string> operators = operator_names();
+  streamt::plan::on_invalid on_invalid = on_invalid::fail;
+  std::string dead_letter_topic{};  // set exactly when on_invalid is dead_letter
   friend bool operator==(const identity&, const identity&) = default;
 };
 

@@ -68,6 +68,13 @@ boost::json::object plan_to_json(const plan& p) {
   boost::json::array ops;
   for (const auto& o : p.identity.operators) ops.emplace_back(boost::json::string(o));
   id["operators"] = std::move(ops);
+  // Written only when it is not the default, so that every plan compiled
+  // before dead-lettering existed keeps its digest, and an older engine
+  // refuses a dead-lettering plan instead of stopping at its first bad record.
+  if (p.identity.on_invalid != on_invalid::fail) {
+    id["on_invalid"] = to_string(p.identity.on_invalid);
+    id["dead_letter_topic"] = p.identity.dead_letter_topic;
+  }
   root["identity"] = std::move(id);
 
   root["schema"] = schema_to_json(p.schema);
@@ -186,8 +193,10 @@ result<identity> load_identity(const boost::json::object& root) {
   if (!obj) return obj.error();
   const auto& o = **obj;
   diagnostic d;
-  if (detail::find_unknown_member(o, path, {"application_id", "source_topic", "sink_topic", "operators"},
-                                  "the identity", ph, d))
+  if (detail::find_unknown_member(
+          o, path,
+          {"application_id", "source_topic", "sink_topic", "operators", "on_invalid", "dead_letter_topic"},
+          "the identity", ph, d))
     return d;
 
   identity id;
@@ -225,6 +234,38 @@ result<identity> load_identity(const boost::json::object& root) {
         ph, "wrong_operators", path + ".operators",
         "the operators must be " + ops_rule + "; a plan with other stages was not written by this engine");
   id.operators = operator_names();
+
+  constexpr std::string_view policy_rule =
+      "\"fail\" (stop at an invalid record, the default) or \"dead-letter\" (write it to dead_letter_topic "
+      "and "
+      "go on)";
+  if (const auto* policy = o.if_contains("on_invalid")) {
+    if (!policy->is_string() || (policy->get_string() != "fail" && policy->get_string() != "dead-letter"))
+      return error(
+          ph, "invalid_on_invalid", path + ".on_invalid",
+          "is " +
+              (policy->is_string() ? quote(policy->get_string()) : std::string(detail::kind_name(*policy))) +
+              "; it must be " + std::string(policy_rule));
+    if (policy->get_string() == "dead-letter") id.on_invalid = on_invalid::dead_letter;
+  }
+  if (id.on_invalid == on_invalid::dead_letter) {
+    if (!o.contains("dead_letter_topic"))
+      return error(ph, "missing_dead_letter_topic", path + ".dead_letter_topic",
+                   "is missing; on_invalid \"dead-letter\" needs the topic invalid records are written to");
+    auto dlq = check_topic(o, path, "dead_letter_topic");
+    if (!dlq) return dlq.error();
+    // The source would read its own rejects back; the sink would mix them
+    // into the output its readers trust.
+    if (*dlq == id.source_topic || *dlq == id.sink_topic)
+      return error(ph, "dead_letter_topic_reused", path + ".dead_letter_topic",
+                   quote(*dlq) + " is also the " + (*dlq == id.source_topic ? "source" : "sink") +
+                       " topic; invalid records need a topic of their own");
+    id.dead_letter_topic = std::move(*dlq);
+  } else if (o.contains("dead_letter_topic")) {
+    return error(ph, "unexpected_dead_letter_topic", path + ".dead_letter_topic",
+                 "is given but on_invalid is \"fail\"; a dead-letter topic is used only with on_invalid "
+                 "\"dead-letter\"");
+  }
   return id;
 }
 

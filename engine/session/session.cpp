@@ -18,6 +18,8 @@ std::string_view to_string(act a) noexcept {
       return "begin";
     case act::produce:
       return "produce";
+    case act::dead_letter:
+      return "dead_letter";
     case act::flush:
       return "flush";
     case act::send_offsets:
@@ -112,9 +114,10 @@ action run_session::handle(const stop_seen& e) {
   if (n != stop_news::deadline)
     a.info = n == stop_news::terminal ? "stopping now (terminal stop)"
                                       : "stopping: finishing the open transaction";
-  // A produce in hand that the stop supersedes is not performed: those
-  // records were not handed over, and the next run takes them again.
-  if (a.kind != act::produce && a.kind != act::begin) batch_ = {};
+  // A produce (or a dead-letter write) in hand that the stop supersedes is
+  // not performed: those records were not handed over, and the next run
+  // takes them again.
+  if (a.kind != act::produce && a.kind != act::begin && a.kind != act::dead_letter) batch_ = {};
   return a;
 }
 
@@ -124,6 +127,7 @@ action run_session::handle(const records_arrived& e) {
   offset_ledger::dropped dropped;
   batch_ = ledger_.current(e.batch, kept_, dropped);
   refused_.reset();
+  refused_dead_letter_ = false;
   std::string warning;
   if (dropped.total() > 0) {
     stale_dropped_ += dropped.total();
@@ -174,15 +178,37 @@ action run_session::handle(const batch_produced& e) {
   batch_result r = e.result;
   counts_ += e.counts;
   txn_counts_ += e.counts;
+  const bool refused_dead_letter = refused_ && !r.invalid && refused_dead_letter_;
   if (refused_ && !r.invalid) r.invalid = std::move(refused_);
   refused_.reset();
+  refused_dead_letter_ = false;
   ledger_.handed_over(batch_, r.handled);
   txn_records_ += r.handled;
+  // What is left of the batch: the invalid record first, when there is one.
+  const std::span<const record_view> rest = batch_.subspan(std::min(r.handled, batch_.size()));
   batch_ = {};
   if (std::optional<kafka::error_report> failed = sink_.take_error()) {
     note_refusal(*failed);
     std::string warning = "producing failed: " + failed->message + "; aborting the transaction";
     return follow(machine_.step(commit::delivery_failed{std::move(*failed)}), std::move(warning));
+  }
+  if (r.invalid && !config_.dead_letter_topic.empty() && !refused_dead_letter && !rest.empty()) {
+    // Dead-lettered in this transaction, then the rest of the batch: the
+    // record's offset commits with the dead-letter write or not at all.
+    batch_ = rest;
+    action a;
+    a.kind = act::dead_letter;
+    ++dead_letters_unlogged_;
+    if (!dead_letter_logged_ || e.now - *dead_letter_logged_ >= config_.dead_letter_log_interval) {
+      a.warning = "invalid record at " + r.invalid->describe() + " [" + r.invalid->error.code +
+                  "]; writing it to dead-letter topic '" + config_.dead_letter_topic + "'";
+      if (dead_letters_unlogged_ > 1)
+        a.warning += " (" + std::to_string(dead_letters_unlogged_ - 1) + " more since the last such line)";
+      dead_letters_unlogged_ = 0;
+      dead_letter_logged_ = e.now;
+    }
+    a.dead = std::move(r.invalid);
+    return emit(std::move(a));
   }
   if (r.invalid) {
     // Everything before the invalid record commits; its own offset is the
@@ -196,6 +222,28 @@ action run_session::handle(const batch_produced& e) {
     committed_before_invalid_ = machine_.transactions_committed();
     return follow(machine_.step(commit::cancel_requested{commit::stop_kind::graceful}), std::move(warning));
   }
+  if (due(e.now)) return follow(machine_.step(commit::produced_ok{}));
+  return poll_or_commit({});
+}
+
+action run_session::handle(const dead_lettered& e) {
+  if (std::optional<kafka::error_report> failed = sink_.take_error()) {
+    batch_ = {};
+    note_refusal(*failed);
+    std::string warning = "writing to dead-letter topic '" + config_.dead_letter_topic +
+                          "' failed: " + failed->message + "; aborting the transaction";
+    return follow(machine_.step(commit::delivery_failed{std::move(*failed)}), std::move(warning));
+  }
+  // The record is handled: its offset is pending like an output's.
+  ledger_.handed_over(batch_, 1);
+  ++txn_records_;
+  record_counts one;
+  one.consumed = 1;
+  one.dead_lettered = 1;
+  counts_ += one;
+  txn_counts_ += one;
+  batch_ = batch_.subspan(1);
+  if (!batch_.empty()) return follow({commit::action::produce, {}, {}});
   if (due(e.now)) return follow(machine_.step(commit::produced_ok{}));
   return poll_or_commit({});
 }
@@ -427,6 +475,16 @@ action run_session::follow(commit::next_action a, std::string warning) {
                     "); raise the topic's max.message.bytes (and the client's message.max.bytes), or change "
                     "the query";
         const record_view& v = batch_[*at];
+        // A dead-letter write the dead-letter topic refused: the record can
+        // go nowhere, and the run stops at it.
+        refused_dead_letter_ = u.dead_letter;
+        if (u.dead_letter) {
+          d.code = "dead_letter_refused";
+          d.message = "invalid, and the dead-letter write of " + std::to_string(u.size) +
+                      " bytes can never be written to dead-letter topic '" + config_.dead_letter_topic +
+                      "' (" + u.reason +
+                      "); raise that topic's max.message.bytes, or deal with the record by hand";
+        }
         refused_ = invalid_record{std::string(v.topic), v.partition, v.offset, d};
         next.take = *at;
       }

@@ -22,7 +22,9 @@
 //   position_policy   where an assigned partition starts; consumer errors
 // What it adds on top of them is the protocol between them: a transaction's
 // pace (commit interval, record bound), the invalid-record stop (commit what
-// is before it, stop; redo if that transaction was aborted), revocations
+// is before it, stop; redo if that transaction was aborted) or, with a
+// dead-letter topic, the invalid record written there inside the
+// transaction and the batch taken up again after it, revocations
 // (end the transaction before giving partitions up), the sliced commit and
 // abort calls, and how the run ends.
 //
@@ -82,6 +84,14 @@ struct config {
   // How often the transaction before an invalid record may be aborted and
   // redone before the run fails.
   int max_redos = 5;
+  // The plan's on_invalid dead-letter: an invalid (or unproducible) record
+  // goes to this topic in the open transaction instead of stopping the run.
+  // Empty: the run stops at it.
+  std::string dead_letter_topic{};
+  // At most one log line per this long about dead-lettered records (the
+  // count of the others is in the next line and in the metrics): a topic
+  // full of bad records must not flood the log.
+  std::chrono::milliseconds dead_letter_log_interval{1000};
   commit::policy commit_policy;
 };
 
@@ -133,6 +143,11 @@ struct rewound {
   std::map<partition_id, offset> positions{};
 };
 struct retry_elapsed {};
+// The dead_letter action's record went to the producer (or was refused at
+// once: the sink tracker has the error).
+struct dead_lettered {
+  clock::time_point now;
+};
 struct revoked {
   std::vector<partition_id> partitions;
   bool lost = false;  // another member may own them already
@@ -163,7 +178,7 @@ struct broker_wait {
 
 using event = std::variant<started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
                            offsets_sent, commit_returned, abort_returned, rewound, retry_elapsed, revoked,
-                           given_up, assigned, run_failed>;
+                           given_up, assigned, run_failed, dead_lettered>;
 
 // ---- actions ---------------------------------------------------------------
 
@@ -172,6 +187,8 @@ enum class act {
                  //   than commit_at (→ commit_due); records → records_arrived
   begin,         // begin_transaction → began
   produce,       // process the first `take` records of the batch → batch_produced
+  dead_letter,   // produce the batch's first record, unchanged, to the dead-letter topic with
+                 //   `dead` as its reason → dead_lettered
   flush,         // wait for every delivery report → flushed
   send_offsets,  // send_offsets_to_transaction(ledger().pending()) → offsets_sent
   commit,        // commit_transaction for at most `slice` → commit_returned
@@ -196,6 +213,7 @@ struct action {
   bool commit_retry = false;                   // retry_after: of an unknown-outcome commit
   std::vector<partition_id> partitions;        // give_up, close, rewind (the owned ones)
   bool leave_group = false;                    // close
+  std::optional<invalid_record> dead;          // dead_letter: why the record is invalid
   // What the decision is worth a line in the log for (the driver logs it).
   std::string info;
   std::string warning;
@@ -277,6 +295,7 @@ class run_session {
   action handle(const given_up&);
   action handle(const assigned&);
   action handle(const run_failed&);
+  action handle(const dead_lettered&);
 
   // The machine's answer, as the driver's next action.
   action follow(commit::next_action a, std::string warning = {});
@@ -312,6 +331,13 @@ class run_session {
   // The batch in hand, from records_arrived until batch_produced.
   std::span<const record_view> batch_;
   std::optional<invalid_record> refused_;  // the unproducible record in the batch in hand
+  // That record's output is a dead-letter write the dead-letter topic
+  // refused for good: it cannot go there either, so the run stops at it.
+  bool refused_dead_letter_ = false;
+  // Dead-lettered records not yet named in a log line, and when the last
+  // line was (config::dead_letter_log_interval).
+  std::uint64_t dead_letters_unlogged_ = 0;
+  std::optional<clock::time_point> dead_letter_logged_;
   // The first authorisation refusal a call met (ACLs): the run ends with
   // exit 69 once nothing is open, instead of aborting and retrying a
   // transaction the brokers will refuse every time.

@@ -14,7 +14,13 @@ void sink_tracker::new_transaction() {
 
 std::uint64_t sink_tracker::producing(const record_view& in, std::size_t size) {
   const std::uint64_t opaque = (std::uint64_t{generation_} << 32) | sources_.size();
-  sources_.push_back({partition_id{in.partition}, offset{in.offset}, size, {}});
+  sources_.push_back({partition_id{in.partition}, offset{in.offset}, size, {}, false});
+  return opaque;
+}
+
+std::uint64_t sink_tracker::producing_dead_letter(const record_view& in, std::size_t size) {
+  const std::uint64_t opaque = (std::uint64_t{generation_} << 32) | sources_.size();
+  sources_.push_back({partition_id{in.partition}, offset{in.offset}, size, {}, true});
   return opaque;
 }
 
@@ -29,8 +35,11 @@ void sink_tracker::delivered(std::uint64_t opaque, std::int32_t sink_partition, 
   // returns, so a report of an earlier generation does not occur; it is
   // ignored rather than misfiled.
   if ((opaque >> 32) != generation_) return;
-  if (std::optional<std::string> s = tail_.delivered(sink_partition, sink_offset); s && !trailing_)
-    trailing_ = std::move(s);
+  const std::size_t index = opaque & 0xffffffffu;
+  const bool dead_letter = index < sources_.size() && sources_[index].dead_letter;
+  aborted_tail& tail = dead_letter ? dead_letter_tail_ : tail_;
+  if (std::optional<std::string> s = tail.delivered(sink_partition, sink_offset); s && !trailing_)
+    trailing_ = dead_letter ? "dead-letter topic: " + *s : std::move(*s);
 }
 
 void sink_tracker::delivery_failed(std::uint64_t opaque, const kafka::error_report& e) {
@@ -41,10 +50,14 @@ void sink_tracker::delivery_failed(std::uint64_t opaque, const kafka::error_repo
 
 void sink_tracker::aborted() {
   tail_.aborted();
+  dead_letter_tail_.aborted();
   trailing_.reset();  // the abort just written ends that record too
 }
 
-void sink_tracker::committed() { tail_.committed(); }
+void sink_tracker::committed() {
+  tail_.committed();
+  dead_letter_tail_.committed();
+}
 
 std::optional<std::string> sink_tracker::take_trailing() { return std::exchange(trailing_, std::nullopt); }
 

@@ -39,6 +39,7 @@ struct unproducible_record {
   offset at;
   std::size_t size = 0;  // of the output value
   std::string reason;
+  bool dead_letter = false;  // the write was the record itself, to the dead-letter topic
 };
 
 class sink_tracker {
@@ -49,6 +50,9 @@ class sink_tracker {
   // The output of `in`, `size` bytes, is about to be produced: the opaque
   // it must carry.
   std::uint64_t producing(const record_view& in, std::size_t size);
+  // The same for `in` itself, `size` bytes, written to the dead-letter
+  // topic. Its reports are checked against that topic's partitions.
+  std::uint64_t producing_dead_letter(const record_view& in, std::size_t size);
   // The produce call of the record just announced failed at once.
   void refused_at_once(kafka::error_report e);
 
@@ -62,7 +66,7 @@ class sink_tracker {
 
   // Whether a commit must first wait for every delivery report (flush): a
   // record landing right behind an aborted one is found only in its report.
-  bool commit_needs_reports() const noexcept { return tail_.armed(); }
+  bool commit_needs_reports() const noexcept { return tail_.armed() || dead_letter_tail_.armed(); }
   // A record of an aborted transaction found inside the open one.
   std::optional<std::string> take_trailing();
   // The error of a produce call since the last take.
@@ -79,6 +83,7 @@ class sink_tracker {
   std::optional<unproducible_record> unproducible_;
   std::optional<kafka::error_report> error_;
   aborted_tail tail_;
+  aborted_tail dead_letter_tail_;  // the dead-letter topic's partitions
   std::optional<std::string> trailing_;
 };
 

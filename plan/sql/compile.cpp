@@ -82,6 +82,8 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
   p.identity.source_topic = source.topic;
   p.identity.sink_topic = options.sink_topic;
   p.identity.operators = operator_names();
+  p.identity.on_invalid = options.on_invalid;
+  p.identity.dead_letter_topic = options.dead_letter_topic;
   p.schema = source;
   p.predicate = std::move(bound->predicate);
   p.projection = std::move(bound->projection);

@@ -17,6 +17,8 @@ namespace streamt::plan {
 struct compile_options {
   std::string application_id;
   std::string sink_topic;
+  streamt::plan::on_invalid on_invalid = streamt::plan::on_invalid::fail;
+  std::string dead_letter_topic{};  // with on_invalid dead_letter
 };
 
 // SQL text longer than this is refused (sql_too_large) before it is lexed, so

@@ -516,6 +516,33 @@ BOOST_AUTO_TEST_CASE(an_unknown_command_is_a_usage_error) {
   BOOST_TEST(run_streamt({}).exit_code == 2);
 }
 
+BOOST_AUTO_TEST_CASE(the_dead_letter_policy_is_compiled_into_the_plan_and_shown_by_check_and_explain) {
+  temp_dir dir;
+  const std::vector<std::string> base{"compile",    "--schema",     schema,      "--application-id",
+                                      "orders-big", "--sink-topic", "big-orders"};
+  auto compile_with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(examples + "big_orders.sql");
+    return run_streamt(args);
+  };
+  const std::string plan = dir.file("plan.json");
+  process_result r =
+      compile_with({"--on-invalid", "dead-letter", "--dead-letter-topic", "orders-dlq", "--output", plan});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  BOOST_TEST(contains(run_streamt({"check", plan}).out, "on_invalid:     dead-letter to orders-dlq"));
+  BOOST_TEST(
+      contains(run_streamt({"explain", plan}).out, "invalid to topic orders-dlq in the same transaction"));
+  BOOST_TEST(contains(run_streamt({"explain", compile_example(dir)}).out, "(on_invalid: fail)"));
+  // Each half without the other, an unknown policy, a reused topic.
+  BOOST_TEST(compile_with({"--on-invalid", "dead-letter"}).exit_code == 2);
+  BOOST_TEST(compile_with({"--dead-letter-topic", "orders-dlq"}).exit_code == 2);
+  BOOST_TEST(contains(compile_with({"--on-invalid", "skip"}).err, "it must be fail or dead-letter"));
+  r = compile_with({"--on-invalid", "dead-letter", "--dead-letter-topic", "big-orders"});
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "--dead-letter-topic: error: 'big-orders' is also the sink topic"), r.err);
+}
+
 BOOST_AUTO_TEST_CASE(a_misspelt_command_or_option_is_answered_with_what_was_meant) {
   process_result r = run_streamt({"complie"});
   BOOST_TEST(r.exit_code == 2);

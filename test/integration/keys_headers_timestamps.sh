@@ -24,16 +24,7 @@ cat >"$schema" <<JSON
 JSON
 compile "$schema" "$app" "$sink" "SELECT id FROM events" "$work/plan.json"
 
-java=${STREAMT_JAVA:-java}
-javac=$(dirname "$(readlink -f "$(command -v "$java")")")/javac
-jars=${STREAMT_KAFKA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streamt/kafka-4.3.1}/jars
-[[ -d $jars ]] || fail "no Kafka jars at $jars (tools/kafka-local fetch)"
-"$javac" --release 17 -cp "$jars/*" -d "$work/classes" "$here/RecordTool.java"
-record_tool() {
-  "$java" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-    "-Dlog4j2.configurationFile=$root/tools/kafka/log4j2-tools.properties" \
-    -cp "$work/classes:$jars/*" RecordTool "$1" "$STREAMT_BOOTSTRAP" "$2"
-}
+build_record_tool
 
 # The input, one JSON object a line (RecordTool's format: hex bytes). The
 # record without "ts" gets the producer's clock, which must carry over too.

@@ -207,3 +207,18 @@ refused() {
   ! grep -q "committed transaction" "$work/$name.log" || { show_log "$name"; fail "$name: committed a transaction"; }
   sed -n 's/^streamt run: /  /p' "$work/$name.log"
 }
+
+# build_record_tool: compiles RecordTool.java (byte-exact produce and dump
+# with the Java client) and defines record_tool produce|dump TOPIC.
+build_record_tool() {
+  java=${STREAMT_JAVA:-java}
+  javac=$(dirname "$(readlink -f "$(command -v "$java")")")/javac
+  jars=${STREAMT_KAFKA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streamt/kafka-4.3.1}/jars
+  [[ -d $jars ]] || fail "no Kafka jars at $jars (tools/kafka-local fetch)"
+  "$javac" --release 17 -cp "$jars/*" -d "$work/classes" "$(dirname "${BASH_SOURCE[0]}")/RecordTool.java"
+}
+record_tool() {
+  "$java" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    "-Dlog4j2.configurationFile=$root/tools/kafka/log4j2-tools.properties" \
+    -cp "$work/classes:$jars/*" RecordTool "$1" "$STREAMT_BOOTSTRAP" "$2"
+}

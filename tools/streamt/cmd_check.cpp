@@ -38,6 +38,11 @@ int cmd_check(std::span<char* const> args) {
             << "application_id: " << p->identity.application_id << '\n'
             << "source_topic:   " << p->identity.source_topic << '\n'
             << "sink_topic:     " << p->identity.sink_topic << '\n'
+            << "on_invalid:     " << plan::to_string(p->identity.on_invalid)
+            << (p->identity.on_invalid == plan::on_invalid::dead_letter
+                    ? " to " + p->identity.dead_letter_topic
+                    : std::string())
+            << '\n'
             << "operators:      ";
   for (std::size_t i = 0; i < p->identity.operators.size(); ++i)
     std::cout << (i ? ", " : "") << p->identity.operators[i];

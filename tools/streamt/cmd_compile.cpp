@@ -17,6 +17,7 @@ namespace streamt::cli {
 namespace {
 constexpr std::string_view help =
     "usage: streamt compile --schema FILE --application-id ID --sink-topic TOPIC\n"
+    "                       [--on-invalid fail|dead-letter --dead-letter-topic TOPIC]\n"
     "                       [--output FILE] [SQL_FILE | -]\n"
     "\n"
     "Compile one SELECT statement of the streamt SQL subset against an explicit\n"
@@ -26,6 +27,11 @@ constexpr std::string_view help =
     "  --schema FILE          the source schema: {\"source\", \"topic\", \"columns\"}\n"
     "  --application-id ID    consumer group id and transactional id prefix\n"
     "  --sink-topic TOPIC     the topic results are written to\n"
+    "  --on-invalid POLICY    what the run does with an invalid record: fail (stop\n"
+    "                         at it, exit 65; the default) or dead-letter (write it\n"
+    "                         unchanged to --dead-letter-topic, in the same\n"
+    "                         transaction as the outputs, and go on)\n"
+    "  --dead-letter-topic T  the topic of invalid records (with dead-letter)\n"
     "  --output FILE          write the plan here instead of stdout\n"
     "\n"
     "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written); 2 usage;\n"
@@ -33,7 +39,10 @@ constexpr std::string_view help =
 }  // namespace
 
 int cmd_compile(std::span<char* const> args) {
-  option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output"}, {"--help"}, {}};
+  option_spec spec{
+      {"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid", "--dead-letter-topic"},
+      {"--help"},
+      {}};
   arguments a;
   if (auto err = parse(args, spec, a)) return usage_error("compile", *err);
   if (a.has("--help")) {
@@ -69,6 +78,18 @@ int cmd_compile(std::span<char* const> args) {
                                                                 : engine::exit_code::usage);
   }
   plan::compile_options options{*a.get("--application-id"), *a.get("--sink-topic")};
+  if (std::optional<std::string> policy = a.get("--on-invalid")) {
+    if (*policy == "dead-letter")
+      options.on_invalid = plan::on_invalid::dead_letter;
+    else if (*policy != "fail")
+      return usage_error("compile", "--on-invalid is '" + *policy + "'; it must be fail or dead-letter");
+  }
+  const std::optional<std::string> dead_letter_topic = a.get("--dead-letter-topic");
+  if (options.on_invalid == plan::on_invalid::dead_letter && !dead_letter_topic)
+    return usage_error("compile", "--on-invalid dead-letter needs --dead-letter-topic");
+  if (options.on_invalid == plan::on_invalid::fail && dead_letter_topic)
+    return usage_error("compile", "--dead-letter-topic is used only with --on-invalid dead-letter");
+  options.dead_letter_topic = dead_letter_topic.value_or("");
   result<plan::plan> compiled = plan::compile(*sql, *schema, options);
   if (!compiled) {
     print_diagnostic("compile", sql_path == "-" ? "<stdin>" : sql_path, compiled.error(), *sql);
@@ -82,6 +103,7 @@ int cmd_compile(std::span<char* const> args) {
     diagnostic d = reloaded.error();
     if (d.path == "$.identity.application_id") d.path = "--application-id";
     if (d.path == "$.identity.sink_topic") d.path = "--sink-topic";
+    if (d.path == "$.identity.dead_letter_topic") d.path = "--dead-letter-topic";
     print_diagnostic("compile", "", d);
     return engine::to_int(engine::exit_code::rejected);
   }

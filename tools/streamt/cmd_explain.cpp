@@ -98,6 +98,14 @@ int cmd_explain(std::span<char* const> args) {
   os << "}\n"
      << "sink    topic " << p->identity.sink_topic
      << ", transactional (exactly once); partition by murmur2 of the unchanged key\n";
+  if (p->identity.on_invalid == plan::on_invalid::dead_letter)
+    os << "invalid to topic " << p->identity.dead_letter_topic
+       << " in the same transaction (on_invalid: dead-letter): key, value, headers and timestamp unchanged,\n"
+          "             plus streamt.* headers naming the source record, the reason and the plan digest; "
+          "the run goes on\n";
+  else
+    os << "invalid stops the run at the record, exit 65, the records before it committed (on_invalid: "
+          "fail)\n";
   std::cout << os.str();
   return 0;
 }

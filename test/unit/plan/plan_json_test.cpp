@@ -149,6 +149,46 @@ BOOST_AUTO_TEST_CASE(ignoring_unknown_fields_is_written_into_the_plan_and_change
   BOOST_TEST((loaded->schema.unknown_fields == unknown_fields::ignore));
 }
 
+BOOST_AUTO_TEST_CASE(a_dead_letter_policy_is_part_of_the_identity_and_the_digest) {
+  plan dead = sample_plan();
+  dead.identity.on_invalid = on_invalid::dead_letter;
+  dead.identity.dead_letter_topic = "orders-dlq";
+  BOOST_TEST(canonical_json(sample_plan()).find("on_invalid") == std::string::npos);
+  BOOST_TEST(canonical_json(dead).find(R"("on_invalid":"dead-letter","dead_letter_topic":"orders-dlq")") !=
+             std::string::npos);
+  BOOST_TEST(digest(dead) != digest(sample_plan()));
+  check_round_trip(dead);
+}
+
+BOOST_AUTO_TEST_CASE(a_dead_letter_policy_needs_a_topic_of_its_own) {
+  // Edited by hand from a written plan; each is refused before the digest.
+  auto refused = [](const std::string& from, const std::string& to) {
+    plan dead = sample_plan();
+    dead.identity.on_invalid = on_invalid::dead_letter;
+    dead.identity.dead_letter_topic = "orders-dlq";
+    std::string text = write_plan(dead);
+    const auto at = text.find(from);
+    BOOST_TEST_REQUIRE(at != std::string::npos, from);
+    text.replace(at, from.size(), to);
+    auto r = load_plan(text);
+    BOOST_TEST_REQUIRE(!r.has_value(), to);
+    return r.error();
+  };
+  BOOST_TEST(refused(R"("dead-letter")", R"("skip")").code == "invalid_on_invalid");
+  BOOST_TEST(refused(R"("dead_letter_topic": "orders-dlq")", R"("dead_letter_topic": "big-orders")").code ==
+             "dead_letter_topic_reused");
+  BOOST_TEST(refused(R"("dead_letter_topic": "orders-dlq")", R"("dead_letter_topic": "orders")").code ==
+             "dead_letter_topic_reused");
+  BOOST_TEST(refused(R"("dead_letter_topic": "orders-dlq")", R"("dead_letter_topic": "a/b")").code ==
+             "invalid_topic");
+  BOOST_TEST(refused(R"("dead-letter")", R"("fail")").code == "unexpected_dead_letter_topic");
+  const streamt::diagnostic missing = refused(R"(,
+    "dead_letter_topic": "orders-dlq")",
+                                              "");
+  BOOST_TEST(missing.code == "missing_dead_letter_topic");
+  BOOST_TEST(missing.path == "$.identity.dead_letter_topic");
+}
+
 BOOST_AUTO_TEST_CASE(round_trips_names_of_any_characters_exactly) {
   plan p;
   p.identity = {"app", "in", "out", operator_names()};

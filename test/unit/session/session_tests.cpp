@@ -140,6 +140,32 @@ struct run {
     BOOST_TEST(c.first_slice);
   }
 
+  // The transaction's record `index` was refused for good (too large): the
+  // commit fails, the transaction is aborted and rewound, and `at` arrive
+  // again in a new transaction.
+  void refused_for_good_and_taken_again(std::uint64_t index,
+                                        std::initializer_list<std::pair<std::int32_t, std::int64_t>> at) {
+    s.sink().delivery_failed((std::uint64_t{1} << 32) | index, too_large());
+    to_commit();
+    BOOST_TEST_REQUIRE(commit_returns(abortable(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)).kind == act::abort);
+    BOOST_TEST_REQUIRE(abort_returns(ok()).kind == act::rewind);
+    BOOST_TEST_REQUIRE(s.on(ss::rewound{ok()}).kind == act::poll);
+    BOOST_TEST_REQUIRE(arrive(at).kind == act::begin);
+  }
+
+  // With the records before an unproducible one sent: they commit, and the
+  // run ends at that record with `code`.
+  void commits_and_stops_at(std::string_view code, std::int64_t at) {
+    BOOST_TEST_REQUIRE(s.on(ss::offsets_sent{ok()}).kind == act::commit);
+    BOOST_TEST_REQUIRE(commit_returns(ok()).kind == act::close);
+    const ss::ending e = s.outcome();
+    BOOST_TEST((e.status == run_status::invalid_record));
+    BOOST_TEST_REQUIRE(e.invalid.has_value());
+    BOOST_TEST(e.invalid->error.code == code);
+    BOOST_TEST(e.invalid->offset == at);
+    BOOST_TEST(committed(0) == at);
+  }
+
   std::int64_t pending(std::int32_t p) const { return s.ledger().pending().at(ss::partition_id{p}).value; }
   std::int64_t committed(std::int32_t p) const {
     return s.ledger().committed_by_us(ss::partition_id{p}).value_or(ss::offset{-1}).value;
@@ -753,12 +779,7 @@ BOOST_AUTO_TEST_CASE(too_large_an_unproducible_record_stops_the_run_after_the_re
   BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
   const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
   BOOST_TEST(r.produce(produce_it).kind == act::poll);
-  r.s.sink().delivery_failed((std::uint64_t{1} << 32) | 1, too_large());
-  r.to_commit();
-  BOOST_TEST(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)).kind == act::abort);
-  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
-  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
-  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  r.refused_for_good_and_taken_again(1, {{0, 0}, {0, 1}, {0, 2}});
   const ss::action up_to_it = r.s.on(ss::began{ok(), r.now});
   BOOST_TEST(up_to_it.kind == act::produce);
   BOOST_TEST(up_to_it.take == 1u);
@@ -773,16 +794,179 @@ BOOST_AUTO_TEST_CASE(too_large_an_unproducible_record_stops_the_run_after_the_re
   BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
   BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
   BOOST_TEST(r.produce(r.s.on(ss::began{ok(), r.now})).kind == act::send_offsets);
-  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
-  BOOST_TEST(r.commit_returns(ok()).kind == act::close);
-  const ss::ending e = r.s.outcome();
-  BOOST_TEST((e.status == run_status::invalid_record));
-  BOOST_TEST_REQUIRE(e.invalid.has_value());
-  BOOST_TEST(e.invalid->error.code == "output_refused_by_sink");
-  BOOST_TEST(e.invalid->offset == 1);
-  BOOST_TEST(r.committed(0) == 1);
+  r.commits_and_stops_at("output_refused_by_sink", 1);
   BOOST_TEST(r.s.counters().transactions_committed == 1u);
   BOOST_TEST(r.s.counters().transactions_aborted == 2u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// on_invalid dead-letter: an invalid record goes to the dead-letter topic
+// inside the open transaction, and the batch goes on after it.
+BOOST_AUTO_TEST_SUITE(dead_letter)
+
+ss::config dead_lettering() {
+  ss::config c = config_with();
+  c.dead_letter_topic = "orders-dlq";
+  return c;
+}
+
+// The driver's side of a dead_letter action: the record announced to the
+// sink tracker as the producer adapter does, then the event.
+ss::action dead_letter_it(run& r, const ss::action& a) {
+  BOOST_TEST_REQUIRE(a.kind == act::dead_letter);
+  BOOST_TEST_REQUIRE(!r.s.batch().empty());
+  r.s.sink().producing_dead_letter(r.s.batch().front(), 20);
+  return r.s.on(ss::dead_lettered{r.now});
+}
+
+BOOST_AUTO_TEST_CASE(
+    an_invalid_record_is_dead_lettered_and_the_rest_of_the_batch_produced_in_the_same_transaction) {
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
+  const ss::action dead = r.produce(produce_it, 1);
+  BOOST_TEST_REQUIRE(dead.kind == act::dead_letter);
+  BOOST_TEST_REQUIRE(dead.dead.has_value());
+  BOOST_TEST(dead.dead->offset == 1);
+  BOOST_TEST(dead.dead->error.code == "type_mismatch");
+  // The record in hand is the invalid one itself.
+  BOOST_TEST(r.s.batch().front().offset == 1);
+  BOOST_TEST(dead.warning.find("writing it to dead-letter topic 'orders-dlq'") != std::string::npos,
+             dead.warning);
+  BOOST_TEST(r.pending(0) == 1);  // the record before it
+  const ss::action rest = dead_letter_it(r, dead);
+  BOOST_TEST_REQUIRE(rest.kind == act::produce);
+  BOOST_TEST(rest.take == 1u);
+  BOOST_TEST(r.s.batch().front().offset == 2);
+  BOOST_TEST(r.pending(0) == 2);  // the dead-lettered record's offset is pending like an output's
+  BOOST_TEST(r.produce(rest).kind == act::poll);
+  BOOST_TEST(r.pending(0) == 3);
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(r.committed(0) == 3);
+  BOOST_TEST(r.s.last_transaction().dead_lettered == 1u);
+  BOOST_TEST(r.s.last_transaction().consumed == 3u);
+  BOOST_TEST(!r.s.closed());
+}
+
+BOOST_AUTO_TEST_CASE(an_invalid_last_record_is_dead_lettered_and_the_run_polls_on) {
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  const ss::action after = dead_letter_it(r, r.produce(r.s.on(ss::began{ok(), r.now}), 1));
+  BOOST_TEST(after.kind == act::poll);
+  BOOST_TEST(r.pending(0) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_dead_letter_write_refused_at_once_aborts_the_transaction_and_rewinds) {
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  const ss::action dead = r.produce(r.s.on(ss::began{ok(), r.now}), 0);
+  BOOST_TEST_REQUIRE(dead.kind == act::dead_letter);
+  r.s.sink().producing_dead_letter(r.s.batch().front(), 20);
+  r.s.sink().refused_at_once(abortable(RD_KAFKA_RESP_ERR__QUEUE_FULL));
+  const ss::action a = r.s.on(ss::dead_lettered{r.now});
+  BOOST_TEST(a.kind == act::abort);
+  BOOST_TEST(a.warning.find("writing to dead-letter topic 'orders-dlq' failed") != std::string::npos,
+             a.warning);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.committed(0) == -1);
+}
+
+BOOST_AUTO_TEST_CASE(kill9_with_bad_records_an_aborted_transaction_dead_letters_them_again_on_the_replay) {
+  // The transaction holding a dead-letter write aborts (as when the engine
+  // is killed and the coordinator aborts it): the write is rolled back with
+  // the outputs, and the replay after the rewind writes it once more.
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  BOOST_TEST(dead_letter_it(r, r.produce(r.s.on(ss::began{ok(), r.now}), 0)).kind == act::produce);
+  BOOST_TEST(r.s.on(ss::commit_due{}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+  BOOST_TEST(r.commit_returns(abortable()).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  const ss::action again = r.produce(r.s.on(ss::began{ok(), r.now}), 0);
+  BOOST_TEST_REQUIRE(again.kind == act::dead_letter);
+  BOOST_TEST(again.dead->offset == 0);
+  BOOST_TEST(r.produce(dead_letter_it(r, again)).kind == act::poll);
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(r.committed(0) == 2);
+  BOOST_TEST(r.s.counters().counts.dead_lettered == 2u);  // attempted twice, committed once
+  BOOST_TEST(r.s.last_transaction().dead_lettered == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(dead_letter_lines_are_bounded_to_one_per_interval_naming_how_many_were_not_logged) {
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  const ss::action first = r.produce(r.s.on(ss::began{ok(), r.now}), 0);
+  BOOST_TEST(!first.warning.empty());
+  const ss::action second = r.produce(dead_letter_it(r, first), 0);
+  BOOST_TEST(second.kind == act::dead_letter);
+  BOOST_TEST(second.warning.empty());  // within the interval: counted, not logged
+  r.now += 1s;
+  const ss::action third = r.produce(dead_letter_it(r, second), 0);
+  BOOST_TEST(third.warning.find("(1 more since the last such line)") != std::string::npos, third.warning);
+}
+
+BOOST_AUTO_TEST_CASE(
+    a_stop_while_a_dead_letter_write_is_in_hand_keeps_the_record_uncommitted_for_the_next_run) {
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  const ss::action dead = r.produce(r.s.on(ss::began{ok(), r.now}), 1);
+  BOOST_TEST_REQUIRE(dead.kind == act::dead_letter);
+  const ss::action stop = r.s.on(ss::stop_seen{graceful});
+  BOOST_TEST(stop.kind == act::send_offsets);
+  BOOST_TEST(r.pending(0) == 1);  // the invalid record is not part of what commits
+}
+
+BOOST_AUTO_TEST_CASE(a_record_the_dead_letter_topic_refuses_for_good_stops_the_run_there) {
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  const ss::action dead = r.produce(r.s.on(ss::began{ok(), r.now}), 1);
+  BOOST_TEST_REQUIRE(dead.kind == act::dead_letter);
+  // Its write is the transaction's second record (opaque index 1).
+  BOOST_TEST(dead_letter_it(r, dead).kind == act::poll);
+  r.s.sink().delivery_failed((std::uint64_t{1} << 32) | 1, too_large());
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  const ss::action up_to_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(up_to_it.kind == act::produce);
+  BOOST_TEST(up_to_it.take == 1u);
+  BOOST_TEST(r.produce(up_to_it).kind == act::send_offsets);
+  r.commits_and_stops_at("dead_letter_refused", 1);
+}
+
+BOOST_AUTO_TEST_CASE(too_large_with_dead_letter_an_output_the_sink_refuses_goes_to_the_dead_letter_topic) {
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  BOOST_TEST(r.produce(r.s.on(ss::began{ok(), r.now})).kind == act::poll);
+  r.refused_for_good_and_taken_again(1, {{0, 0}, {0, 1}, {0, 2}});
+  const ss::action up_to_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(up_to_it.take == 1u);
+  const ss::action dead = r.produce(up_to_it);
+  BOOST_TEST_REQUIRE(dead.kind == act::dead_letter);
+  BOOST_TEST(dead.dead->error.code == "output_refused_by_sink");
+  BOOST_TEST(dead.dead->offset == 1);
+  const ss::action rest = dead_letter_it(r, dead);
+  BOOST_TEST(rest.kind == act::produce);
+  BOOST_TEST(rest.take == 1u);
+  BOOST_TEST(r.produce(rest).kind == act::poll);
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(r.committed(0) == 3);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
