@@ -572,6 +572,7 @@ class runtime {
     held_ = std::move(*polled);
     kafka::view_messages(held_->messages, views_);
     if (!views_.empty()) co_return session_.on(ss::records_arrived{views_, steady_clock::now()});
+    report_read_positions();
     co_return a;  // nothing but errors or a rebalance: taken at the next poll
   }
 
@@ -889,6 +890,23 @@ class runtime {
         const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
         metrics_->partition_position(tp.topic, tp.partition, ours->value, consumer_->cached_end_offset(tp));
       }
+    }
+    report_read_positions();
+  }
+
+  // With no record in hand or pending, every record the consumer delivered
+  // is committed, so between a partition's committed offset and the
+  // consumer's position lie only offsets that hold no record for a
+  // read_committed reader (the markers of an upstream producer's
+  // transactions, aborted records): the lag counts from the position. A
+  // marker is often taken from the queue only by the poll after the commit,
+  // hence also after a poll that brought no record. Quick: no broker call.
+  void report_read_positions() {
+    if (!session_.batch().empty() || !session_.ledger().pending().empty()) return;
+    for (ss::partition_id p : session_.ledger().owned()) {
+      const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
+      if (std::optional<std::int64_t> at = consumer_->position(tp))
+        metrics_->partition_read_to(tp.topic, tp.partition, *at);
     }
   }
 

@@ -3,6 +3,8 @@
 
 #include "engine/metrics.hpp"
 
+#include "engine/process_stats.hpp"
+#include "engine/version.hpp"
 #include "kafka/handles.hpp"
 
 #include <boost/json/parse.hpp>
@@ -215,11 +217,22 @@ void metrics::invalid_record() {
 }
 
 void metrics::partition_position(const std::string& topic, std::int32_t partition, std::int64_t committed,
-                                 std::optional<std::int64_t> end) {
+                                 std::optional<std::int64_t> end, std::optional<std::int64_t> read_to) {
   std::lock_guard lock(mutex_);
   partition_state& p = partitions_[{topic, partition}];
   p.committed = committed;
   if (end) p.end = end;
+  p.read_to = read_to;
+}
+
+void metrics::partition_read_to(const std::string& topic, std::int32_t partition, std::int64_t read_to) {
+  std::lock_guard lock(mutex_);
+  if (auto it = partitions_.find({topic, partition}); it != partitions_.end()) it->second.read_to = read_to;
+}
+
+void metrics::include_process_metrics(bool on) {
+  std::lock_guard lock(mutex_);
+  process_metrics_ = on;
 }
 
 void metrics::statistics(client_statistics s) {
@@ -248,6 +261,9 @@ record_counts metrics::committed_records() const {
 }
 
 std::string metrics::prometheus_text() const {
+  // Read before the lock: /proc is the kernel's, and the pipeline's writes
+  // should not wait for it.
+  const std::optional<process_stats> ps = read_process_stats();
   std::lock_guard lock(mutex_);
   exposition x;
   x.family("streamt_info", "gauge", "Identity of the running plan; always 1.");
@@ -257,6 +273,10 @@ std::string metrics::prometheus_text() const {
             {"source_topic", id_.source_topic},
             {"sink_topic", id_.sink_topic},
             {"librdkafka_version", kafka::library_version()}},
+           std::uint64_t{1});
+  x.family("streamt_build_info", "gauge", "The engine's version and the librdkafka it runs on; always 1.");
+  x.sample("streamt_build_info",
+           {{"version", std::string(version)}, {"librdkafka_version", kafka::library_version()}},
            std::uint64_t{1});
   x.single("streamt_running", "gauge", "1 while the engine runs (/healthz).", std::uint64_t{live_ ? 1u : 0u});
   const bool is_ready = live_ && !stopping_ && assigned_;
@@ -304,11 +324,10 @@ std::string metrics::prometheus_text() const {
   x.sample("streamt_commit_duration_seconds_bucket", {{"le", "+Inf"}}, cumulative);
   x.sample("streamt_commit_duration_seconds_sum", {}, latency_sum_);
   x.sample("streamt_commit_duration_seconds_count", {}, cumulative);
-  if (last_commit_) {
-    x.single("streamt_last_commit_timestamp_seconds", "gauge",
-             "Unix time of the last committed transaction: alert when it stops moving while there is lag.",
-             std::chrono::duration<double>(last_commit_->time_since_epoch()).count());
-  }
+  x.single("streamt_last_commit_timestamp_seconds", "gauge",
+           "Unix time of the last committed transaction (before the first: when the engine started); alert "
+           "when it stops moving while there is lag.",
+           std::chrono::duration<double>(last_commit_.value_or(created_).time_since_epoch()).count());
 
   if (!partitions_.empty()) {
     x.family("streamt_committed_offset", "gauge",
@@ -325,13 +344,13 @@ std::string metrics::prometheus_text() const {
       x.sample("streamt_end_offset", {{"topic", tp.first}, {"partition", part}}, *p.end);
     }
     x.family("streamt_consumer_lag_records", "gauge",
-             "End offset minus committed offset per owned source partition (counts transaction markers "
-             "too: a transactionally written input rests at a small lag).");
+             "Offsets not yet committed per owned source partition: end offset minus committed offset, "
+             "less the transaction markers the consumer has read past.");
     for (const auto& [tp, p] : partitions_) {
       if (!p.end || p.committed < 0) continue;
       const std::string part = std::to_string(tp.second);
       x.sample("streamt_consumer_lag_records", {{"topic", tp.first}, {"partition", part}},
-               std::max<std::int64_t>(0, *p.end - p.committed));
+               std::max<std::int64_t>(0, *p.end - std::max(p.committed, p.read_to.value_or(p.committed))));
     }
   }
 
@@ -363,6 +382,19 @@ std::string metrics::prometheus_text() const {
       x.family("streamt_kafka_transaction_state", "gauge",
                "The producer's transaction state as librdkafka names it; 1 for the current one.");
       x.sample("streamt_kafka_transaction_state", {{"state", client_->transaction_state}}, std::uint64_t{1});
+    }
+  }
+  if (process_metrics_) {
+    if (ps) {
+      x.single("process_cpu_seconds_total", "counter", "User and system CPU time spent, in seconds.",
+               ps->cpu_seconds);
+      x.single("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+               ps->resident_bytes);
+      x.single("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", ps->virtual_bytes);
+      x.single("process_open_fds", "gauge", "Open file descriptors.", ps->open_fds);
+      x.single("process_max_fds", "gauge", "The limit of open file descriptors.", ps->max_fds);
+      x.single("process_start_time_seconds", "gauge", "Start time of the process, in Unix seconds.",
+               ps->start_time_seconds);
     }
   }
   return x.take();

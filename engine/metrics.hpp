@@ -101,10 +101,27 @@ class metrics {
   // Where a partition stands: the offset the last committed transaction (or
   // the group, at assignment) holds for it, and the partition's end offset as
   // the consumer last saw it. The lag is their difference.
+  //
+  // `read_to` is the consumer's position when everything it delivered is
+  // committed: past the commit markers (and aborted records) after the last
+  // record, which a read_committed consumer skips. The lag counts from it,
+  // so a source written by a transactional producer (one streamt feeding
+  // another) rests at 0, not at one marker per partition.
   void partition_position(const std::string& topic, std::int32_t partition, std::int64_t committed,
-                          std::optional<std::int64_t> end);
+                          std::optional<std::int64_t> end,
+                          std::optional<std::int64_t> read_to = std::nullopt);
+
+  // Between commits, while nothing waits to be committed: the consumer has
+  // read past markers to `read_to` (see above). Ignored for a partition not
+  // reported by partition_position.
+  void partition_read_to(const std::string& topic, std::int32_t partition, std::int64_t read_to);
 
   void statistics(client_statistics s);
+
+  // The process_* metrics (CPU, memory, descriptors, start time; on by
+  // default): off for an application that embeds the engine and exports its
+  // own, since the names would collide.
+  void include_process_metrics(bool on);
 
   // ---- read by /metrics, /healthz, /readyz, and tests --------------------
 
@@ -118,6 +135,7 @@ class metrics {
   struct partition_state {
     std::int64_t committed = -1;
     std::optional<std::int64_t> end;
+    std::optional<std::int64_t> read_to;
   };
 
   mutable std::mutex mutex_;
@@ -137,6 +155,11 @@ class metrics {
   std::uint64_t latency_counts_[std::size(commit_latency_buckets) + 1] = {};  // last: +Inf
   double latency_sum_ = 0;
   std::optional<std::chrono::system_clock::time_point> last_commit_;
+  // What streamt_last_commit_timestamp_seconds says before the first commit:
+  // an engine that never commits (stuck at start-up) ages from here, so the
+  // alert on the commit's age fires for it too.
+  std::chrono::system_clock::time_point created_ = std::chrono::system_clock::now();
+  bool process_metrics_ = true;
   std::map<std::pair<std::string, std::int32_t>, partition_state> partitions_;
   std::optional<client_statistics> client_;
 };

@@ -364,6 +364,14 @@ std::optional<std::int64_t> consumer::cached_end_offset(const topic_partition& p
   return high;
 }
 
+std::optional<std::int64_t> consumer::position(const topic_partition& partition) const {
+  partition_list_ptr list = to_list(std::vector<topic_partition>{partition});
+  if (rd_kafka_position(rk_.get(), list.get()) != RD_KAFKA_RESP_ERR_NO_ERROR || list->cnt != 1 ||
+      list->elems[0].err != RD_KAFKA_RESP_ERR_NO_ERROR || list->elems[0].offset < 0)
+    return std::nullopt;
+  return list->elems[0].offset;
+}
+
 boost::asio::awaitable<error_report> consumer::async_close() {
   closing_ = true;
   rd_kafka_t* rk = rk_.get();

@@ -182,6 +182,10 @@ class consumer {
   // asking the broker (non-blocking): for the lag metric. nullopt until the
   // partition has been fetched from.
   std::optional<std::int64_t> cached_end_offset(const topic_partition& partition) const;
+  // The offset after the last one the application has been handed or
+  // librdkafka skipped for it (commit markers, aborted records), without
+  // asking the broker (non-blocking). nullopt before the partition's first.
+  std::optional<std::int64_t> position(const topic_partition& partition) const;
 
   // Leaves the group explicitly (revoking and unassigning what we own, as the
   // engine has finished its transaction by now) and stops fetching.

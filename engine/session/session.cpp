@@ -630,12 +630,12 @@ action run_session::close(std::optional<ending> failure, std::string warning) {
   } else if (invalid_) {
     ending e;
     e.status = run_status::invalid_record;
-    e.message =
-        "invalid record at " + invalid_->describe() + " [" + invalid_->error.code +
-        "]; the records before it are committed. Fix the producer, then skip the record by committing "
-        "offset " +
-        std::to_string(invalid_->offset + 1) + " for partition " + std::to_string(invalid_->partition) +
-        " of group " + config_.application_id;
+    e.message = "invalid record at " + invalid_->describe() + " [" + invalid_->error.code +
+                "]; the records before it are committed. Fix the producer, then skip the record once every "
+                "instance is stopped: streamt offsets skip " +
+                config_.application_id + " " +
+                engine::position(invalid_->topic, invalid_->partition, invalid_->offset) +
+                " --bootstrap-servers HOSTS";
     e.invalid = invalid_;
     ending_ = std::move(e);
   } else {

@@ -139,6 +139,53 @@ bool looks_like_sql(std::string_view path, std::string_view text) {
   return false;
 }
 
+std::optional<std::string> bootstrap_servers_error(const std::string& servers) {
+  for (std::size_t from = 0;;) {
+    const std::size_t comma = servers.find(',', from);
+    const std::string_view entry = std::string_view(servers).substr(from, comma - from);
+    if (entry.find_first_not_of(" \t") == std::string_view::npos)
+      return "--bootstrap-servers '" + servers + "' has an empty entry; give host:port[,host:port...]";
+    if (comma == std::string::npos) return std::nullopt;
+    from = comma + 1;
+  }
+}
+
+std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out) {
+  if (auto file = a.get("--config")) {
+    auto from_file = kafka::read_properties_file(*file);
+    if (!from_file) {
+      std::cerr << "streamt " << command << ": --config: " << from_file.error().message << '\n';
+      return engine::to_int(engine::exit_code::config);
+    }
+    out.insert(out.end(), from_file->begin(), from_file->end());
+  }
+  if (auto it = a.options.find("-X"); it != a.options.end()) {
+    for (const std::string& x : it->second) {
+      auto s = kafka::parse_setting(x);
+      if (!s) return usage_error(command, "-X " + s.error().message);
+      // A warning, not a refusal: an inline secret is a risk the operator may
+      // knowingly take (a test broker, a throwaway password), and refusing it
+      // would break scripts that worked. But argv is readable by every local
+      // user (ps, /proc/PID/cmdline) and lands in shell history and unit
+      // files, which the engine's log redaction cannot help with.
+      // (A *.location key is a path, withheld from logs by its name but no
+      // secret to warn about.)
+      if (kafka::is_secret(s->key) && !s->key.ends_with(".location") && !s->value.empty() &&
+          !kafka::has_reference(s->value))
+        std::cerr << "streamt " << command << ": warning: -X " << s->key
+                  << " puts a secret on the command line, where other local users can read it (ps, "
+                     "/proc/PID/cmdline); use -X '"
+                  << s->key << "=${env:NAME}', ${file:PATH}, or --config FILE\n";
+      out.push_back(std::move(*s));
+    }
+  }
+  if (auto owned = kafka::check_user_settings(out); !owned) {
+    std::cerr << "streamt " << command << ": " << owned.error().message << '\n';
+    return engine::to_int(engine::exit_code::config);
+  }
+  return std::nullopt;
+}
+
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
                                          engine::exit_code& code) {
   result<std::string> text = read_input(path, plan_file_read_limit);

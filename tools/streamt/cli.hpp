@@ -7,6 +7,7 @@
 // compilers do (file:line:col, the source line, a caret).
 
 #include "engine/exit_codes.hpp"
+#include "kafka/config.hpp"
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
 #include "plan/read_input.hpp"
@@ -61,11 +62,23 @@ int usage_error(std::string_view command, std::string_view message);
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
                                          engine::exit_code& code);
 
+// Why `servers` (a --bootstrap-servers value) is not usable, if it is not:
+// an empty entry ("a:9092,", ",") is a typo librdkafka would sit on until
+// the connect timeout.
+std::optional<std::string> bootstrap_servers_error(const std::string& servers);
+
+// The librdkafka settings of `--config FILE` then `-X KEY=VALUE` (later
+// wins) appended to `out`, engine-owned keys refused; warns about a secret
+// written inline on the command line. On failure prints why and returns the
+// exit code (2 for a malformed -X, 78 for a file or key refused).
+std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out);
+
 int cmd_compile(std::span<char* const> args);
 int cmd_check(std::span<char* const> args);
 int cmd_explain(std::span<char* const> args);
 int cmd_replay(std::span<char* const> args);
 int cmd_run(std::span<char* const> args);
+int cmd_offsets(std::span<char* const> args);
 
 // SIGINT and SIGTERM are blocked from the program's first instruction (a
 // preinit_array entry in main.cpp, before any library initialiser or thread)

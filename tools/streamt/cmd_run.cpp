@@ -205,17 +205,7 @@ int cmd_run(std::span<char* const> args) {
 
   engine::run_options options;
   options.bootstrap_servers = *a.get("--bootstrap-servers");
-  // An empty entry ("a:9092,", ",") is a typo librdkafka would sit on until
-  // the connect timeout: a usage error now.
-  for (std::size_t from = 0;;) {
-    const std::size_t comma = options.bootstrap_servers.find(',', from);
-    const std::string_view entry = std::string_view(options.bootstrap_servers).substr(from, comma - from);
-    if (entry.find_first_not_of(" \t") == std::string_view::npos)
-      return usage_error("run", "--bootstrap-servers '" + options.bootstrap_servers +
-                                    "' has an empty entry; give host:port[,host:port...]");
-    if (comma == std::string::npos) break;
-    from = comma + 1;
-  }
+  if (auto err = bootstrap_servers_error(options.bootstrap_servers)) return usage_error("run", *err);
   options.allow_output_change = a.has("--allow-output-change");
   options.static_membership = a.has("--static-membership");
   if (auto v = a.get("--commit-interval-ms")) {
@@ -279,38 +269,7 @@ int cmd_run(std::span<char* const> args) {
               << *expected << "; the plan changed after it was reviewed\n";
     return engine::to_int(engine::exit_code::rejected);
   }
-  if (auto file = a.get("--config")) {
-    auto from_file = kafka::read_properties_file(*file);
-    if (!from_file) {
-      std::cerr << "streamt run: --config: " << from_file.error().message << '\n';
-      return engine::to_int(engine::exit_code::config);
-    }
-    options.client_settings = std::move(*from_file);
-  }
-  if (auto it = a.options.find("-X"); it != a.options.end()) {
-    for (const std::string& x : it->second) {
-      auto s = kafka::parse_setting(x);
-      if (!s) return usage_error("run", "-X " + s.error().message);
-      // A warning, not a refusal: an inline secret is a risk the operator may
-      // knowingly take (a test broker, a throwaway password), and refusing it
-      // would break scripts that worked. But argv is readable by every local
-      // user (ps, /proc/PID/cmdline) and lands in shell history and unit
-      // files, which the engine's log redaction cannot help with.
-      // (A *.location key is a path, withheld from logs by its name but no
-      // secret to warn about.)
-      if (kafka::is_secret(s->key) && !s->key.ends_with(".location") && !s->value.empty() &&
-          !kafka::has_reference(s->value))
-        std::cerr << "streamt run: warning: -X " << s->key
-                  << " puts a secret on the command line, where other local users can read it (ps, "
-                     "/proc/PID/cmdline); use -X '"
-                  << s->key << "=${env:NAME}', ${file:PATH}, or --config FILE\n";
-      options.client_settings.push_back(std::move(*s));
-    }
-  }
-  if (auto owned = kafka::check_user_settings(options.client_settings); !owned) {
-    std::cerr << "streamt run: " << owned.error().message << '\n';
-    return engine::to_int(engine::exit_code::config);
-  }
+  if (std::optional<int> failed = read_client_settings("run", a, options.client_settings)) return *failed;
   // ${env:...} and ${file:...} are resolved by the engine's start, before
   // it opens the state directory (engine::async_run).
   options.state_dir = a.get("--state-dir").value_or(default_state_dir(p->identity.application_id));

@@ -6,6 +6,7 @@
 
 #include "tools/streamt/cli.hpp"
 
+#include "engine/version.hpp"
 #include "plan/spelling.hpp"
 
 #include <pthread.h>
@@ -45,6 +46,7 @@ constexpr std::string_view top_help =
     "  explain   print a plan's pipeline stage by stage\n"
     "  replay    run a plan offline over records in kcat's -J envelope\n"
     "  run       run a plan against Kafka, exactly once\n"
+    "  offsets   show an application's committed offsets and lag; skip a poisoned record\n"
     "\n"
     "'streamt COMMAND --help' describes a command and its exit codes.\n";
 
@@ -68,16 +70,18 @@ int main(int argc, char** argv) {
     if (command == "explain") return streamt::cli::cmd_explain(rest);
     if (command == "replay") return streamt::cli::cmd_replay(rest);
     if (command == "run") return streamt::cli::cmd_run(rest);
+    if (command == "offsets") return streamt::cli::cmd_offsets(rest);
     if (command == "--help" || command == "-h" || command == "help") {
       std::cout << top_help;
       return 0;
     }
     if (command == "--version" || command == "version") {
-      std::cout << "streamt 0.1.0 (plan version 1)\n";
+      std::cout << "streamt " << streamt::engine::version << " (plan version 1)\n";
       return 0;
     }
     std::cerr << "streamt: unknown command '" << command << "'";
-    constexpr std::array<std::string_view, 5> commands{"compile", "check", "explain", "replay", "run"};
+    constexpr std::array<std::string_view, 6> commands{"compile", "check", "explain",
+                                                       "replay",  "run",   "offsets"};
     if (std::optional<std::size_t> i = streamt::plan::nearest(command, commands))
       std::cerr << "; did you mean '" << commands[*i] << "'?";
     std::cerr << "\n\n" << top_help;

@@ -122,6 +122,50 @@ BOOST_AUTO_TEST_CASE(lag_is_the_end_offset_minus_the_committed_offset_per_partit
   BOOST_TEST(s.at("streamt_assigned_partitions") == "1");
 }
 
+BOOST_AUTO_TEST_CASE(lag_counts_from_the_position_read_past_transaction_markers_once_nothing_waits) {
+  engine::metrics m;
+  // Committed 100 of a source whose end is 101: the last offset is an
+  // upstream producer's commit marker, no record.
+  m.partition_position("orders", 0, 100, 101);
+  BOOST_TEST(
+      samples_of(m.prometheus_text()).at("streamt_consumer_lag_records{topic=\"orders\",partition=\"0\"}") ==
+      "1");
+  m.partition_read_to("orders", 0, 101);
+  BOOST_TEST(
+      samples_of(m.prometheus_text()).at("streamt_consumer_lag_records{topic=\"orders\",partition=\"0\"}") ==
+      "0");
+  // A position behind the committed offset (just rewound) never shortens the lag.
+  m.partition_position("orders", 0, 100, 140);
+  m.partition_read_to("orders", 0, 90);
+  BOOST_TEST(
+      samples_of(m.prometheus_text()).at("streamt_consumer_lag_records{topic=\"orders\",partition=\"0\"}") ==
+      "40");
+}
+
+BOOST_AUTO_TEST_CASE(the_last_commit_timestamp_is_there_from_the_start_so_an_engine_that_never_commits_ages) {
+  const double before =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  engine::metrics m;
+  const auto s = samples_of(m.prometheus_text());
+  BOOST_TEST(std::stod(s.at("streamt_last_commit_timestamp_seconds")) >= before - 1);
+}
+
+BOOST_AUTO_TEST_CASE(build_info_and_process_metrics_are_exposed_and_process_ones_can_be_left_out) {
+  engine::metrics m;
+  auto s = samples_of(m.prometheus_text());
+  BOOST_TEST(s.count("process_cpu_seconds_total") == 1u);
+  BOOST_TEST(std::stod(s.at("process_resident_memory_bytes")) > 0);
+  BOOST_TEST(std::stod(s.at("process_open_fds")) > 0);
+  BOOST_TEST(std::stod(s.at("process_start_time_seconds")) > 1.7e9);
+  bool build_info = false;
+  for (const auto& [k, v] : s)
+    if (k.starts_with("streamt_build_info{version=\"") && v == "1") build_info = true;
+  BOOST_TEST(build_info);
+  m.include_process_metrics(false);
+  s = samples_of(m.prometheus_text());
+  BOOST_TEST(s.count("process_cpu_seconds_total") == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(label_values_escape_backslash_quote_and_newline) {
   engine::metrics m;
   m.set_identity({"app\"1\\x\ny", "sha256:00", "in", "out"});

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "kafka/group_admin.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+
+namespace streamt::kafka {
+namespace {
+
+struct admin_options_deleter {
+  void operator()(rd_kafka_AdminOptions_t* p) const noexcept { rd_kafka_AdminOptions_destroy(p); }
+};
+using admin_options_ptr = std::unique_ptr<rd_kafka_AdminOptions_t, admin_options_deleter>;
+
+int to_ms(std::chrono::milliseconds t) {
+  return static_cast<int>(std::clamp<std::int64_t>(t.count(), 1, INT_MAX));
+}
+
+// Options bounding the request by `timeout`; an option librdkafka refuses
+// here is a bug of ours, not the user's.
+admin_options_ptr options_for(rd_kafka_t* rk, rd_kafka_admin_op_t op, std::chrono::milliseconds timeout) {
+  admin_options_ptr o(rd_kafka_AdminOptions_new(rk, op));
+  char errstr[256] = {};
+  if (rd_kafka_AdminOptions_set_request_timeout(o.get(), to_ms(timeout), errstr, sizeof errstr) !=
+      RD_KAFKA_RESP_ERR_NO_ERROR)
+    throw std::logic_error(std::string("admin request timeout refused: ") + errstr);
+  return o;
+}
+
+// Waits for the one result an admin call posts to `q`: the event, or a
+// timed-out report when none came (the request's own timeout should come
+// first; this is the backstop).
+kafka_result<event_ptr> wait_result(rd_kafka_queue_t* q, std::chrono::milliseconds timeout) {
+  event_ptr ev(rd_kafka_queue_poll(q, to_ms(timeout + std::chrono::seconds(5))));
+  if (!ev) return report_of(RD_KAFKA_RESP_ERR__TIMED_OUT);
+  if (rd_kafka_event_error(ev.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    error_report e = report_of(rd_kafka_event_error(ev.get()));
+    if (const char* s = rd_kafka_event_error_string(ev.get())) e.message = s;
+    return e;
+  }
+  return ev;
+}
+
+error_report copied(const rd_kafka_error_t* e) {
+  if (!e) return {};
+  error_report r = report_of(rd_kafka_error_code(e));
+  r.message = rd_kafka_error_string(e);
+  return r;
+}
+
+}  // namespace
+
+config_result<group_admin> group_admin::connect(const std::string& bootstrap_servers, const settings& user) {
+  // read_committed: the ends asked with it are last stable offsets (the
+  // ListOffsets request carries the client's isolation level).
+  const settings engine{{"bootstrap.servers", bootstrap_servers}, {"isolation.level", "read_committed"}};
+  auto conf = build_conf(engine, user);
+  if (!conf) return conf.error();
+  char errstr[512] = {};
+  kafka_ptr rk(rd_kafka_new(RD_KAFKA_CONSUMER, conf->get(), errstr, sizeof errstr));
+  if (!rk) return config_error{errc::client_creation_failed, {}, 0, std::string("admin client: ") + errstr};
+  (void)conf->release();  // rd_kafka_new took it
+  return group_admin(std::move(rk));
+}
+
+kafka_result<group_description> group_admin::describe(const std::string& group,
+                                                      std::chrono::milliseconds timeout) const {
+  queue_ptr q(rd_kafka_queue_new(rk_.get()));
+  const char* groups[] = {group.c_str()};
+  auto o = options_for(rk_.get(), RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, timeout);
+  rd_kafka_DescribeConsumerGroups(rk_.get(), groups, 1, o.get(), q.get());
+  auto ev = wait_result(q.get(), timeout);
+  if (!ev) return ev.error();
+  const rd_kafka_DescribeConsumerGroups_result_t* res =
+      rd_kafka_event_DescribeConsumerGroups_result(ev->get());
+  std::size_t n = 0;
+  const rd_kafka_ConsumerGroupDescription_t** d =
+      res ? rd_kafka_DescribeConsumerGroups_result_groups(res, &n) : nullptr;
+  if (n != 1) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
+  if (error_report e = copied(rd_kafka_ConsumerGroupDescription_error(d[0])); e.failed()) return e;
+  return group_description{rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupDescription_state(d[0])),
+                           rd_kafka_ConsumerGroupDescription_member_count(d[0])};
+}
+
+kafka_result<std::vector<group_offset>> group_admin::committed(const std::string& group,
+                                                               std::chrono::milliseconds timeout) const {
+  queue_ptr q(rd_kafka_queue_new(rk_.get()));
+  auto o = options_for(rk_.get(), RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout);
+  // Offsets of a transaction not yet decided would be a guess: ask for
+  // stable ones, so an open transaction is reported, not read past.
+  if (error_ptr e(rd_kafka_AdminOptions_set_require_stable_offsets(o.get(), 1)); e)
+    throw std::logic_error(std::string("require_stable_offsets refused: ") + rd_kafka_error_string(e.get()));
+  rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), nullptr);
+  rd_kafka_ListConsumerGroupOffsets(rk_.get(), &req, 1, o.get(), q.get());
+  rd_kafka_ListConsumerGroupOffsets_destroy(req);
+  auto ev = wait_result(q.get(), timeout);
+  if (!ev) return ev.error();
+  const rd_kafka_ListConsumerGroupOffsets_result_t* res =
+      rd_kafka_event_ListConsumerGroupOffsets_result(ev->get());
+  std::size_t n = 0;
+  const rd_kafka_group_result_t** groups =
+      res ? rd_kafka_ListConsumerGroupOffsets_result_groups(res, &n) : nullptr;
+  if (n != 1) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
+  if (error_report e = copied(rd_kafka_group_result_error(groups[0])); e.failed()) return e;
+  const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(groups[0]);
+  std::vector<group_offset> out;
+  for (int i = 0; parts && i < parts->cnt; ++i) {
+    const rd_kafka_topic_partition_t& p = parts->elems[i];
+    if (p.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      error_report e = report_of(p.err);
+      e.message = std::string(p.topic) + "/" + std::to_string(p.partition) + ": " + e.message;
+      return e;
+    }
+    if (p.offset < 0) continue;  // nothing committed there
+    out.push_back(
+        {{p.topic, p.partition},
+         p.offset,
+         p.metadata ? std::string(static_cast<const char*>(p.metadata), p.metadata_size) : std::string()});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const group_offset& a, const group_offset& b) { return a.partition < b.partition; });
+  return out;
+}
+
+kafka_result<std::int32_t> group_admin::partition_count(const std::string& topic,
+                                                        std::chrono::milliseconds timeout) const {
+  topic_ptr t(rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr));
+  if (!t) return report_of(rd_kafka_last_error());
+  const rd_kafka_metadata_t* md = nullptr;
+  if (const rd_kafka_resp_err_t e = rd_kafka_metadata(rk_.get(), 0, t.get(), &md, to_ms(timeout));
+      e != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return report_of(e);
+  std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> owned(
+      md, &rd_kafka_metadata_destroy);
+  if (md->topic_cnt != 1) return report_of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
+  if (md->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(md->topics[0].err);
+  return md->topics[0].partition_cnt;
+}
+
+kafka_result<std::int64_t> group_admin::end_offset(const topic_partition& p,
+                                                   std::chrono::milliseconds timeout) const {
+  std::int64_t low = 0, high = 0;
+  if (const rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk_.get(), p.topic.c_str(), p.partition,
+                                                                     &low, &high, to_ms(timeout));
+      e != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return report_of(e);
+  return high;
+}
+
+error_report group_admin::alter(const std::string& group, const std::vector<group_offset>& offsets,
+                                std::chrono::milliseconds timeout) const {
+  partition_list_ptr list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
+  for (const group_offset& g : offsets) {
+    rd_kafka_topic_partition_t* p =
+        rd_kafka_topic_partition_list_add(list.get(), g.partition.topic.c_str(), g.partition.partition);
+    p->offset = g.offset;
+    if (!g.metadata.empty()) {
+      // librdkafka frees the metadata with the list.
+      p->metadata = rd_kafka_mem_malloc(rk_.get(), g.metadata.size());
+      std::copy(g.metadata.begin(), g.metadata.end(), static_cast<char*>(p->metadata));
+      p->metadata_size = g.metadata.size();
+    }
+  }
+  queue_ptr q(rd_kafka_queue_new(rk_.get()));
+  auto o = options_for(rk_.get(), RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, timeout);
+  rd_kafka_AlterConsumerGroupOffsets_t* req =
+      rd_kafka_AlterConsumerGroupOffsets_new(group.c_str(), list.get());
+  rd_kafka_AlterConsumerGroupOffsets(rk_.get(), &req, 1, o.get(), q.get());
+  rd_kafka_AlterConsumerGroupOffsets_destroy(req);
+  auto ev = wait_result(q.get(), timeout);
+  if (!ev) return ev.error();
+  const rd_kafka_AlterConsumerGroupOffsets_result_t* res =
+      rd_kafka_event_AlterConsumerGroupOffsets_result(ev->get());
+  std::size_t n = 0;
+  const rd_kafka_group_result_t** groups =
+      res ? rd_kafka_AlterConsumerGroupOffsets_result_groups(res, &n) : nullptr;
+  if (n != 1) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
+  if (error_report e = copied(rd_kafka_group_result_error(groups[0])); e.failed()) return e;
+  return first_partition_error(rd_kafka_group_result_partitions(groups[0]));
+}
+
+}  // namespace streamt::kafka

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+// streamt offsets: where an application's consumer group stands, and moving
+// a stopped group past one poisoned record (contract §6, operations.md).
+// The operator's answer to exit 65 without Kafka's Java tools.
+
+#include "kafka/group_admin.hpp"
+#include "tools/streamt/cli.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+namespace streamt::cli {
+
+namespace {
+
+constexpr std::string_view help =
+    "usage: streamt offsets APPLICATION_ID --bootstrap-servers HOSTS [options]\n"
+    "       streamt offsets skip APPLICATION_ID TOPIC/PARTITION@OFFSET --bootstrap-servers HOSTS [options]\n"
+    "\n"
+    "Show where the consumer group of an application (its application id) stands:\n"
+    "each partition's committed offset, its end (the last stable offset, what a\n"
+    "read_committed consumer can reach), the lag between them, and the commit's\n"
+    "metadata; and the group's state and members.\n"
+    "\n"
+    "'skip' moves a stopped group past one record: the record at OFFSET, where the\n"
+    "run stopped with exit 65, will not be processed; the group's committed offset\n"
+    "goes from OFFSET to OFFSET+1. It refuses, changing nothing, if the group has\n"
+    "members, if a transaction of the group is still open, or if the committed\n"
+    "offset is not OFFSET.\n"
+    "\n"
+    "  --bootstrap-servers HOSTS   Kafka brokers (also --bootstrap-server or -b)\n"
+    "  -X KEY=VALUE                a librdkafka setting (repeatable): TLS, SASL\n"
+    "  --config FILE               librdkafka settings in Java properties syntax\n"
+    "  --topic TOPIC               also list TOPIC's partitions the group has no offset for\n"
+    "  --format text|json          text (default), or one JSON object\n"
+    "  --timeout-ms N              bound on each request (default 30000; 1..3600000)\n"
+    "\n"
+    "exit codes: 0 done; 2 usage; 69 brokers unreachable or a request failed;\n"
+    "            75 the group has members or an open transaction (stop it, or wait; try again);\n"
+    "            78 a setting refused, or skip's OFFSET is not the committed offset or no record\n";
+
+struct skip_target {
+  kafka::topic_partition partition;
+  std::int64_t offset = 0;
+};
+
+template <class T>
+std::optional<T> whole_number(std::string_view s, T min, T max) {
+  T v{};
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size() || v < min || v > max) return std::nullopt;
+  return v;
+}
+
+// TOPIC/PARTITION@OFFSET, as the engine's exit-65 line names the record.
+// Kafka's topic names hold no '/' or '@', so the last of each splits.
+std::optional<skip_target> parse_target(std::string_view text) {
+  const std::size_t at = text.rfind('@');
+  const std::size_t slash = text.rfind('/', at);
+  if (at == std::string_view::npos || slash == std::string_view::npos || slash == 0) return std::nullopt;
+  auto partition = whole_number<std::int32_t>(text.substr(slash + 1, at - slash - 1), 0,
+                                              std::numeric_limits<std::int32_t>::max());
+  // The next offset, OFFSET+1, must be one too.
+  auto offset =
+      whole_number<std::int64_t>(text.substr(at + 1), 0, std::numeric_limits<std::int64_t>::max() - 1);
+  if (!partition || !offset) return std::nullopt;
+  return skip_target{{std::string(text.substr(0, slash)), *partition}, *offset};
+}
+
+std::string where(const kafka::topic_partition& p) { return p.topic + "/" + std::to_string(p.partition); }
+
+// A failed request: exit 75 for what waiting or stopping the group fixes,
+// 69 otherwise (brokers away, refused by an ACL, ...).
+int request_failed(std::string_view what, const kafka::error_report& e) {
+  std::cerr << "streamt offsets: " << what << ": " << e.message << '\n';
+  return engine::to_int(engine::exit_code::unavailable);
+}
+
+constexpr std::string_view open_transaction_advice =
+    ": a transaction of the group is still open (an instance was stopped in the middle of one). "
+    "The broker aborts it after the producer's transaction.timeout.ms, and the next start of the "
+    "application ends it at once; try again then";
+
+struct row {
+  kafka::topic_partition partition;
+  std::optional<std::int64_t> committed;
+  std::optional<std::int64_t> end;
+  std::string metadata;
+};
+
+int show(const kafka::group_admin& admin, const std::string& group, const arguments& a,
+         std::chrono::milliseconds timeout) {
+  auto described = admin.describe(group, timeout);
+  if (!described) return request_failed("describing group '" + group + "'", described.error());
+  auto committed = admin.committed(group, timeout);
+  if (!committed) {
+    if (committed.error().info.code == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
+      std::cerr << "streamt offsets: group '" << group << "'" << open_transaction_advice << '\n';
+      return engine::to_int(engine::exit_code::temporary_failure);
+    }
+    return request_failed("reading the offsets of group '" + group + "'", committed.error());
+  }
+  // Every partition of every topic the group has an offset in (and of
+  // --topic): a partition it never committed shows as such.
+  std::map<kafka::topic_partition, row> rows;
+  std::map<std::string, bool> topics;
+  for (const kafka::group_offset& g : *committed) {
+    rows[g.partition] = row{g.partition, g.offset, std::nullopt, g.metadata};
+    topics[g.partition.topic] = true;
+  }
+  if (auto t = a.get("--topic")) topics[*t] = true;
+  for (const auto& [topic, _] : topics) {
+    auto count = admin.partition_count(topic, timeout);
+    if (!count) return request_failed("reading the partitions of topic '" + topic + "'", count.error());
+    for (std::int32_t p = 0; p < *count; ++p) {
+      row& r = rows[{topic, p}];
+      r.partition = {topic, p};
+      auto end = admin.end_offset(r.partition, timeout);
+      if (!end) return request_failed("reading the end of " + where(r.partition), end.error());
+      r.end = *end;
+    }
+  }
+  const auto lag = [](const row& r) -> std::optional<std::int64_t> {
+    if (!r.committed || !r.end) return std::nullopt;
+    return std::max<std::int64_t>(0, *r.end - *r.committed);
+  };
+  if (a.get("--format").value_or("text") == "json") {
+    boost::json::object out;
+    out["group"] = group;
+    out["state"] = described->state;
+    out["members"] = described->members;
+    boost::json::array parts;
+    for (const auto& [_, r] : rows) {
+      boost::json::object o;
+      o["topic"] = r.partition.topic;
+      o["partition"] = r.partition.partition;
+      o["committed"] = r.committed ? boost::json::value(*r.committed) : nullptr;
+      o["end"] = r.end ? boost::json::value(*r.end) : nullptr;
+      o["lag"] = lag(r) ? boost::json::value(*lag(r)) : nullptr;
+      o["metadata"] = r.metadata;
+      parts.push_back(std::move(o));
+    }
+    out["partitions"] = std::move(parts);
+    std::cout << boost::json::serialize(out) << '\n';
+    return 0;
+  }
+  std::cout << "group " << group << ": " << described->state << ", " << described->members << " member"
+            << (described->members == 1 ? "" : "s") << '\n';
+  if (rows.empty()) {
+    std::cout << "no committed offsets (the application never committed, or its group expired); "
+                 "--topic TOPIC lists a topic's partitions anyway\n";
+    return 0;
+  }
+  std::size_t width = 5;
+  for (const auto& [p, _] : rows) width = std::max(width, p.topic.size());
+  const auto cell = [](const std::optional<std::int64_t>& v) {
+    return v ? std::to_string(*v) : std::string("-");
+  };
+  std::ostringstream os;
+  os << std::left << std::setw(static_cast<int>(width)) << "TOPIC"
+     << "  PARTITION  COMMITTED        END        LAG  METADATA\n";
+  for (const auto& [_, r] : rows) {
+    os << std::left << std::setw(static_cast<int>(width)) << r.partition.topic << std::right << "  "
+       << std::setw(9) << r.partition.partition << "  " << std::setw(9) << cell(r.committed) << "  "
+       << std::setw(9) << cell(r.end) << "  " << std::setw(9) << cell(lag(r)) << "  "
+       << (r.metadata.empty() ? "-" : r.metadata) << '\n';
+  }
+  std::cout << os.str();
+  return 0;
+}
+
+int skip(const kafka::group_admin& admin, const std::string& group, const skip_target& target,
+         std::chrono::milliseconds timeout) {
+  auto described = admin.describe(group, timeout);
+  if (!described) return request_failed("describing group '" + group + "'", described.error());
+  if (!described->inactive()) {
+    std::cerr << "streamt offsets skip: group '" << group << "' has " << described->members << " member"
+              << (described->members == 1 ? "" : "s") << " (" << described->state
+              << "): stop every instance of the application first; nothing changed\n";
+    return engine::to_int(engine::exit_code::temporary_failure);
+  }
+  auto committed = admin.committed(group, timeout);
+  if (!committed) {
+    if (committed.error().info.code == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
+      std::cerr << "streamt offsets skip: group '" << group << "'" << open_transaction_advice
+                << "; nothing changed\n";
+      return engine::to_int(engine::exit_code::temporary_failure);
+    }
+    return request_failed("reading the offsets of group '" + group + "'", committed.error());
+  }
+  const kafka::group_offset* found = nullptr;
+  for (const kafka::group_offset& g : *committed)
+    if (g.partition == target.partition) found = &g;
+  if (!found) {
+    std::cerr << "streamt offsets skip: group '" << group << "' has no committed offset for "
+              << where(target.partition) << " ('streamt offsets " << group
+              << "' lists what it has); nothing changed\n";
+    return engine::to_int(engine::exit_code::config);
+  }
+  if (found->offset != target.offset) {
+    // Moving from anywhere else would drop records no one has seen, or
+    // process one twice: only the offset the group stopped at is skipped.
+    std::cerr << "streamt offsets skip: the committed offset of " << where(target.partition) << " is "
+              << found->offset << ", not " << target.offset << ": the group does not stand at that record "
+              << "(it moved on, or the offset is mistyped); nothing changed\n";
+    return engine::to_int(engine::exit_code::config);
+  }
+  auto end = admin.end_offset(target.partition, timeout);
+  if (!end) return request_failed("reading the end of " + where(target.partition), end.error());
+  if (target.offset >= *end) {
+    std::cerr << "streamt offsets skip: " << where(target.partition) << " ends at " << *end
+              << ": there is no record at " << target.offset << " to skip; nothing changed\n";
+    return engine::to_int(engine::exit_code::config);
+  }
+  // The commit's metadata goes on with the new offset.
+  kafka::group_offset moved = *found;
+  moved.offset = target.offset + 1;
+  if (kafka::error_report e = admin.alter(group, {moved}, timeout); e.failed()) {
+    // The coordinator refuses a commit from outside a live group: an
+    // instance started since the check above.
+    switch (e.info.code) {
+      case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
+      case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
+      case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
+      case RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC:
+        std::cerr << "streamt offsets skip: the coordinator refused the move (" << e.message
+                  << "): an instance of the application runs again; stop it first\n";
+        return engine::to_int(engine::exit_code::temporary_failure);
+      default:
+        return request_failed("moving the offset of " + where(target.partition), e);
+    }
+  }
+  std::cout << "group " << group << ": " << where(target.partition) << " moved from " << target.offset
+            << " to " << moved.offset << "; the record at " << target.offset << " will not be processed\n";
+  return 0;
+}
+
+}  // namespace
+
+int cmd_offsets(std::span<char* const> args) {
+  option_spec spec{{"--bootstrap-servers", "-X", "--config", "--topic", "--format", "--timeout-ms"},
+                   {"--help"},
+                   {"-X"},
+                   {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
+  arguments a;
+  if (auto err = parse(args, spec, a)) return usage_error("offsets", *err);
+  if (a.has("--help")) {
+    std::cout << help;
+    return 0;
+  }
+  const bool skipping = !a.positionals.empty() && a.positionals[0] == "skip";
+  if (skipping ? a.positionals.size() != 3 : a.positionals.size() != 1)
+    return usage_error("offsets", skipping ? "skip takes APPLICATION_ID and TOPIC/PARTITION@OFFSET"
+                                           : "expected one APPLICATION_ID");
+  const std::string& group = a.positionals[skipping ? 1 : 0];
+  std::optional<skip_target> target;
+  if (skipping) {
+    target = parse_target(a.positionals[2]);
+    if (!target)
+      return usage_error("offsets", "'" + a.positionals[2] +
+                                        "' is not TOPIC/PARTITION@OFFSET (as the exit-65 line names the "
+                                        "record: orders/3@1042)");
+  }
+  if (auto f = a.get("--format"); f && *f != "text" && *f != "json")
+    return usage_error("offsets", "--format takes text or json");
+  if (skipping && a.get("--topic"))
+    return usage_error("offsets", "--topic is for showing offsets, not for skip");
+  std::chrono::milliseconds timeout{30000};
+  if (auto v = a.get("--timeout-ms")) {
+    auto n = whole_number<long long>(*v, 1, 3'600'000);
+    if (!n)
+      return usage_error("offsets", "--timeout-ms takes a whole number of milliseconds from 1 to 3600000");
+    timeout = std::chrono::milliseconds(*n);
+  }
+  auto servers = a.get("--bootstrap-servers");
+  if (!servers) return usage_error("offsets", "missing --bootstrap-servers");
+  if (auto err = bootstrap_servers_error(*servers)) return usage_error("offsets", *err);
+  kafka::settings user;
+  if (std::optional<int> failed = read_client_settings("offsets", a, user)) return *failed;
+  if (auto resolved = kafka::resolve_references(user); !resolved) {
+    std::cerr << "streamt offsets: " << resolved.error().message << '\n';
+    return engine::to_int(engine::exit_code::config);
+  }
+  auto admin = kafka::group_admin::connect(*servers, user);
+  if (!admin) {
+    std::cerr << "streamt offsets: " << admin.error().message << '\n';
+    return engine::to_int(engine::exit_code::config);
+  }
+  return skipping ? skip(*admin, group, *target, timeout) : show(*admin, group, a, timeout);
+}
+
+}  // namespace streamt::cli
