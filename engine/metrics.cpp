@@ -217,12 +217,12 @@ void metrics::invalid_record() {
 }
 
 void metrics::partition_position(const std::string& topic, std::int32_t partition, std::int64_t committed,
-                                 std::optional<std::int64_t> end, std::optional<std::int64_t> read_to) {
+                                 std::optional<std::int64_t> end) {
   std::lock_guard lock(mutex_);
   partition_state& p = partitions_[{topic, partition}];
   p.committed = committed;
   if (end) p.end = end;
-  p.read_to = read_to;
+  p.read_to.reset();
 }
 
 void metrics::partition_read_to(const std::string& topic, std::int32_t partition, std::int64_t read_to) {

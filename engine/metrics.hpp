@@ -100,20 +100,17 @@ class metrics {
 
   // Where a partition stands: the offset the last committed transaction (or
   // the group, at assignment) holds for it, and the partition's end offset as
-  // the consumer last saw it. The lag is their difference.
-  //
-  // `read_to` is the consumer's position when everything it delivered is
-  // committed: past the commit markers (and aborted records) after the last
+  // the consumer last saw it. The lag is their difference. A new position
+  // forgets what partition_read_to said (the read position may be older).
+  void partition_position(const std::string& topic, std::int32_t partition, std::int64_t committed,
+                          std::optional<std::int64_t> end);
+
+  // Between commits, while nothing waits to be committed: the consumer's
+  // position, past the commit markers (and aborted records) after the last
   // record, which a read_committed consumer skips. The lag counts from it,
   // so a source written by a transactional producer (one streamt feeding
-  // another) rests at 0, not at one marker per partition.
-  void partition_position(const std::string& topic, std::int32_t partition, std::int64_t committed,
-                          std::optional<std::int64_t> end,
-                          std::optional<std::int64_t> read_to = std::nullopt);
-
-  // Between commits, while nothing waits to be committed: the consumer has
-  // read past markers to `read_to` (see above). Ignored for a partition not
-  // reported by partition_position.
+  // another) rests at 0, not at one marker per partition. Ignored for a
+  // partition not reported by partition_position.
   void partition_read_to(const std::string& topic, std::int32_t partition, std::int64_t read_to);
 
   void statistics(client_statistics s);

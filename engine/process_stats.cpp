@@ -47,23 +47,24 @@ std::optional<stat_fields> parse_proc_self_stat(std::string_view text) {
   // in proc(5); after ')' comes field 3.
   const std::size_t close = text.rfind(')');
   if (close == std::string_view::npos) return std::nullopt;
-  std::size_t at = close + 1;
   stat_fields f;
-  for (int field = 3; field <= 24; ++field) {
-    std::optional<std::uint64_t>* want = nullptr;
-    std::optional<std::uint64_t> v;
-    if (field == 14 || field == 15 || field == 22 || field == 23 || field == 24) want = &v;
-    if (!want) {
+  const struct {
+    int number;
+    std::uint64_t stat_fields::*into;
+  } wanted[] = {{14, &stat_fields::utime_ticks},
+                {15, &stat_fields::stime_ticks},
+                {22, &stat_fields::start_ticks},
+                {23, &stat_fields::vsize_bytes},
+                {24, &stat_fields::rss_pages}};
+  std::size_t at = close + 1;
+  int field = 3;
+  for (const auto& w : wanted) {
+    for (; field < w.number; ++field)
       if (!skip_field(text, at)) return std::nullopt;
-      continue;
-    }
-    v = next_number(text, at);
+    const std::optional<std::uint64_t> v = next_number(text, at);
     if (!v) return std::nullopt;
-    if (field == 14) f.utime_ticks = *v;
-    if (field == 15) f.stime_ticks = *v;
-    if (field == 22) f.start_ticks = *v;
-    if (field == 23) f.vsize_bytes = *v;
-    if (field == 24) f.rss_pages = *v;
+    f.*w.into = *v;
+    ++field;
   }
   return f;
 }

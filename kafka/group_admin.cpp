@@ -51,6 +51,15 @@ error_report copied(const rd_kafka_error_t* e) {
   return r;
 }
 
+// The partitions of the one group a request named, or that group's error:
+// any other count of results is a reply we cannot read.
+kafka_result<const rd_kafka_topic_partition_list_t*> only_group(const rd_kafka_group_result_t** groups,
+                                                                std::size_t n) {
+  if (n != 1 || !groups) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
+  if (error_report e = copied(rd_kafka_group_result_error(groups[0])); e.failed()) return e;
+  return rd_kafka_group_result_partitions(groups[0]);
+}
+
 }  // namespace
 
 config_result<group_admin> group_admin::connect(const std::string& bootstrap_servers, const settings& user) {
@@ -103,9 +112,9 @@ kafka_result<std::vector<group_offset>> group_admin::committed(const std::string
   std::size_t n = 0;
   const rd_kafka_group_result_t** groups =
       res ? rd_kafka_ListConsumerGroupOffsets_result_groups(res, &n) : nullptr;
-  if (n != 1) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
-  if (error_report e = copied(rd_kafka_group_result_error(groups[0])); e.failed()) return e;
-  const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(groups[0]);
+  auto only = only_group(groups, n);
+  if (!only) return only.error();
+  const rd_kafka_topic_partition_list_t* parts = *only;
   std::vector<group_offset> out;
   for (int i = 0; parts && i < parts->cnt; ++i) {
     const rd_kafka_topic_partition_t& p = parts->elems[i];
@@ -177,9 +186,9 @@ error_report group_admin::alter(const std::string& group, const std::vector<grou
   std::size_t n = 0;
   const rd_kafka_group_result_t** groups =
       res ? rd_kafka_AlterConsumerGroupOffsets_result_groups(res, &n) : nullptr;
-  if (n != 1) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
-  if (error_report e = copied(rd_kafka_group_result_error(groups[0])); e.failed()) return e;
-  return first_partition_error(rd_kafka_group_result_partitions(groups[0]));
+  auto only = only_group(groups, n);
+  if (!only) return only.error();
+  return first_partition_error(*only);
 }
 
 }  // namespace streamt::kafka

@@ -79,8 +79,9 @@ std::optional<skip_target> parse_target(std::string_view text) {
 
 std::string where(const kafka::topic_partition& p) { return p.topic + "/" + std::to_string(p.partition); }
 
-// A failed request: exit 75 for what waiting or stopping the group fixes,
-// 69 otherwise (brokers away, refused by an ACL, ...).
+// A failed request (brokers away, refused by an ACL, timed out, ...): 69.
+// What waiting or stopping the group fixes is told apart by the callers,
+// which know what they asked, and exits 75 there.
 int request_failed(std::string_view what, const kafka::error_report& e) {
   std::cerr << "streamt offsets: " << what << ": " << e.message << '\n';
   return engine::to_int(engine::exit_code::unavailable);

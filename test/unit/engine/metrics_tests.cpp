@@ -3,6 +3,7 @@
 
 #include "engine/metrics.hpp"
 #include "engine/metrics_server.hpp"
+#include "engine/process_stats.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -164,6 +165,25 @@ BOOST_AUTO_TEST_CASE(build_info_and_process_metrics_are_exposed_and_process_ones
   m.include_process_metrics(false);
   s = samples_of(m.prometheus_text());
   BOOST_TEST(s.count("process_cpu_seconds_total") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(proc_stat_fields_are_counted_from_the_last_parenthesis_whatever_the_command_name_holds) {
+  // Fields 3..24 of proc(5) after a command name with spaces and ')' in it;
+  // utime 14 = 7, stime 15 = 8, starttime 22 = 900, vsize 23 = 4096, rss 24 = 3.
+  const std::string line =
+      "42 ((a b) (c)) S 1 2 3 4 5 6 7 8 9 10 7 8 0 0 20 0 1 0 900 4096 3 18446744073709551615 1\n";
+  const auto f = engine::parse_proc_self_stat(line);
+  BOOST_TEST_REQUIRE(f.has_value());
+  BOOST_TEST(f->utime_ticks == 7u);
+  BOOST_TEST(f->stime_ticks == 8u);
+  BOOST_TEST(f->start_ticks == 900u);
+  BOOST_TEST(f->vsize_bytes == 4096u);
+  BOOST_TEST(f->rss_pages == 3u);
+  BOOST_TEST(!engine::parse_proc_self_stat("42 (short) S 1 2 3").has_value());
+  BOOST_TEST(!engine::parse_proc_self_stat("no parenthesis at all").has_value());
+  BOOST_TEST(engine::parse_boot_time("cpu  1 2 3\nbtime 1764800000\nprocesses 9\n").value_or(0) ==
+             1764800000u);
+  BOOST_TEST(!engine::parse_boot_time("cpu  1 2 3\n").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(label_values_escape_backslash_quote_and_newline) {
