@@ -320,10 +320,36 @@ class runtime {
     // so a start refused before this point leaves it as it found it.
     if (result<void> committed = state_->commit(); !committed)
       co_return fail(run_status::state_dir, committed.error().message);
+    report_previous_run();
     if (kafka::error_report e = consumer_->subscribe({plan_.identity.source_topic}); e.failed())
       co_return fail(run_status::failed, "subscribe: " + e.message);
     STREAMT_LOG(log_, info) << "joined group " << plan_.identity.application_id << "; waiting for partitions";
     co_return std::nullopt;
+  }
+
+  // What the run before this one, from this state directory, left in
+  // last-run.json: how it ended, so an exit 65 seen by no one (no scrape
+  // saw the process that found the record) is said again here, and a run
+  // that ended without a word (killed) is told apart from a clean stop.
+  void report_previous_run() {
+    const std::optional<run_record>& before = state_->previous_run();
+    if (!before) return;
+    if (!before->ended) {
+      STREAMT_LOG(log_, warning) << "the previous run from this state directory (started "
+                                 << before->started_at << ", plan " << before->plan_digest
+                                 << ") ended without recording how: it was killed (SIGKILL, out of memory), "
+                                    "crashed or lost its machine; its open transaction, if any, was aborted";
+      return;
+    }
+    std::string line = "the previous run from this state directory (started " + before->started_at +
+                       ", plan " + before->plan_digest + ") ended " + before->ended_at + " with exit " +
+                       std::to_string(before->exit_code) + " (" + before->status;
+    if (!before->stopped_at.empty()) line += " at " + before->stopped_at + ", " + before->reason;
+    line += ")";
+    if (before->exit_code == 0)
+      STREAMT_LOG(log_, info) << line;
+    else
+      STREAMT_LOG(log_, warning) << line;
   }
 
   // A stop signal during start-up, before any transaction: the session ends
@@ -1037,7 +1063,25 @@ class runtime {
                               << r.transactions_committed << " transactions committed";
     else
       STREAMT_LOG(log_, error) << r.message;
+    record_end(r);
     return r;
+  }
+
+  // How this attempt ended, in the state directory for the next start (an
+  // in-process restart's next attempt overwrites it with its own start).
+  // Only from a run that committed the directory: a refused start (locked
+  // by another process, identity changed) leaves it as it found it.
+  void record_end(const run_report& r) {
+    if (!state_ || !state_->committed()) return;
+    run_record end;
+    end.exit_code = to_int(exit_code_of(r.status));
+    end.status = name_of(r.status);
+    if (r.invalid) {
+      end.stopped_at = position(r.invalid->topic, r.invalid->partition, r.invalid->offset);
+      end.reason = r.invalid->error.code;
+    }
+    if (std::optional<std::string> e = state_->record_end(end))
+      STREAMT_LOG(log_, warning) << "could not record how the run ended in the state directory: " << *e;
   }
 
   const stop_request* stop_;  // async_run's: outlives this runtime
@@ -1113,9 +1157,13 @@ asio::awaitable<run_report> run_attempts(plan::plan p, run_options options, logg
     const auto now = steady_clock::now();
     while (!restarts.empty() && now - restarts.front() > restart_window) restarts.pop_front();
     if (restarts.size() >= max_restarts) {
-      total.message += "; " + std::to_string(max_restarts) +
-                       " in-process restarts within ten minutes did not help: restart the engine, and if it "
-                       "fails again look at the brokers' transaction coordinator";
+      const std::string advice = std::to_string(max_restarts) +
+                                 " in-process restarts within ten minutes did not help: restart the engine, "
+                                 "and if it fails again look at the brokers' transaction coordinator";
+      // The attempt logged its own end; this is the run's (no caller
+      // repeats the report's message).
+      STREAMT_LOG(log, error) << advice;
+      total.message += "; " + advice;
       co_return total;
     }
     restarts.push_back(now);

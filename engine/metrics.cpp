@@ -3,6 +3,7 @@
 
 #include "engine/metrics.hpp"
 
+#include "engine/durable_file.hpp"
 #include "engine/process_stats.hpp"
 #include "engine/version.hpp"
 #include "kafka/handles.hpp"
@@ -260,10 +261,22 @@ record_counts metrics::committed_records() const {
   return records_;
 }
 
-std::string metrics::prometheus_text() const {
+void metrics::exiting(int code) {
+  std::lock_guard lock(mutex_);
+  exit_code_ = code;
+  exit_time_ = std::chrono::system_clock::now();
+}
+
+std::string metrics::prometheus_text() const { return text(true); }
+
+std::optional<std::string> metrics::write_textfile(const std::string& path) const {
+  return write_file_durably(path, text(false));
+}
+
+std::string metrics::text(bool with_process) const {
   // Read before the lock: /proc is the kernel's, and the pipeline's writes
   // should not wait for it.
-  const std::optional<process_stats> ps = read_process_stats();
+  const std::optional<process_stats> ps = with_process ? read_process_stats() : std::nullopt;
   std::lock_guard lock(mutex_);
   exposition x;
   x.family("streamt_info", "gauge", "Identity of the running plan; always 1.");
@@ -384,7 +397,13 @@ std::string metrics::prometheus_text() const {
       x.sample("streamt_kafka_transaction_state", {{"state", client_->transaction_state}}, std::uint64_t{1});
     }
   }
-  if (process_metrics_) {
+  if (exit_code_) {
+    x.single("streamt_exit_code", "gauge", "The exit code the process ended with (docs/contract.md).",
+             static_cast<std::uint64_t>(*exit_code_));
+    x.single("streamt_exit_timestamp_seconds", "gauge", "When the process ended, in Unix seconds.",
+             std::chrono::duration<double>(exit_time_.time_since_epoch()).count());
+  }
+  if (process_metrics_ && with_process) {
     if (ps) {
       x.single("process_cpu_seconds_total", "counter", "User and system CPU time spent, in seconds.",
                ps->cpu_seconds);

@@ -120,10 +120,26 @@ class metrics {
   // own, since the names would collide.
   void include_process_metrics(bool on);
 
+  // The process is about to exit with `code` (streamt run's exit code):
+  // shown as streamt_exit_code and streamt_exit_timestamp_seconds, for the
+  // metrics file that outlives the process (write_textfile).
+  void exiting(int code);
+
   // ---- read by /metrics, /healthz, /readyz, and tests --------------------
 
   // Prometheus text exposition format 0.0.4.
   std::string prometheus_text() const;
+
+  // The same, durably written to `path` for node_exporter's textfile
+  // collector (streamt run --metrics-file): without the process_* families,
+  // which node_exporter exports for itself and refuses twice. Returns an
+  // error message.
+  std::optional<std::string> write_textfile(const std::string& path) const;
+
+ private:
+  std::string text(bool with_process) const;
+
+ public:
   bool live() const;
   readiness ready() const;
   record_counts committed_records() const;
@@ -157,6 +173,8 @@ class metrics {
   // alert on the commit's age fires for it too.
   std::chrono::system_clock::time_point created_ = std::chrono::system_clock::now();
   bool process_metrics_ = true;
+  std::optional<int> exit_code_;
+  std::chrono::system_clock::time_point exit_time_;
   std::map<std::pair<std::string, std::int32_t>, partition_state> partitions_;
   std::optional<client_statistics> client_;
 };

@@ -18,4 +18,26 @@ enum class run_status {
   state_dir,        // the state directory is locked or unusable (exit 73)
 };
 
+// The status's name as written above (the state directory's last-run.json,
+// log fields).
+constexpr const char* name_of(run_status s) noexcept {
+  switch (s) {
+    case run_status::stopped:
+      return "stopped";
+    case run_status::invalid_record:
+      return "invalid_record";
+    case run_status::unavailable:
+      return "unavailable";
+    case run_status::failed:
+      return "failed";
+    case run_status::fenced:
+      return "fenced";
+    case run_status::rejected_config:
+      return "rejected_config";
+    case run_status::state_dir:
+      return "state_dir";
+  }
+  return "unknown";
+}
+
 }  // namespace streamt::engine

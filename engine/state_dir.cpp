@@ -8,6 +8,7 @@
 #include "plan/plan_json.hpp"
 #include "plan/strict_json.hpp"
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
@@ -85,6 +86,52 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+json::object to_json(const run_record& r) {
+  json::object o{{"started_at", r.started_at}, {"plan_digest", r.plan_digest}};
+  if (!r.ended) return o;
+  o["ended_at"] = r.ended_at;
+  o["exit_code"] = r.exit_code;
+  o["status"] = r.status;
+  if (!r.stopped_at.empty()) {
+    o["stopped_at"] = r.stopped_at;
+    o["reason"] = r.reason;
+  }
+  return o;
+}
+
+// last-run.json read back; nullopt for anything but what to_json writes
+// (a file cut short by a crash of an older version, edited by hand, ...).
+std::optional<run_record> run_record_of(const std::string& text) {
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  const json::object& o = v.get_object();
+  auto text_of = [&](std::string_view key) -> std::optional<std::string> {
+    const json::value* m = o.if_contains(key);
+    if (!m || !m->is_string() || m->get_string().size() > 512) return std::nullopt;
+    return std::string(m->get_string());
+  };
+  run_record r;
+  auto started = text_of("started_at");
+  auto digest = text_of("plan_digest");
+  if (!started || !digest) return std::nullopt;
+  r.started_at = *started;
+  r.plan_digest = *digest;
+  if (!o.contains("exit_code")) return r;
+  const json::value* code = o.if_contains("exit_code");
+  auto ended = text_of("ended_at");
+  auto status = text_of("status");
+  if (!code->is_int64() || code->get_int64() < 0 || code->get_int64() > 255 || !ended || !status)
+    return std::nullopt;
+  r.ended = true;
+  r.exit_code = static_cast<int>(code->get_int64());
+  r.ended_at = *ended;
+  r.status = *status;
+  r.stopped_at = text_of("stopped_at").value_or("");
+  r.reason = text_of("reason").value_or("");
+  return r;
 }
 
 bool safe_text(std::string_view s) {
@@ -333,11 +380,29 @@ result<void> state_dir::commit() {
       return state_error("state_dir_unusable", *e);
     pending_identity_.clear();
   }
-  if (auto e = append_durably((dir / "history").string(), utc_now() + ' ' + pending_digest_ + '\n'))
+  const std::string now = utc_now();
+  if (auto e = append_durably((dir / "history").string(), now + ' ' + pending_digest_ + '\n'))
+    return state_error("state_dir_unusable", *e);
+  const fs::path last_run = dir / "last-run.json";
+  if (const file_text before = read_file(last_run); before.text) previous_run_ = run_record_of(*before.text);
+  this_run_ = run_record{};
+  this_run_.started_at = now;
+  this_run_.plan_digest = pending_digest_;
+  if (auto e = write_file_durably(last_run.string(), json::serialize(to_json(this_run_)) + '\n'))
     return state_error("state_dir_unusable", *e);
   admitted_ = false;
   committed_ = true;
   return {};
+}
+
+std::optional<std::string> state_dir::record_end(const run_record& end) {
+  if (!committed_) return "internal: state_dir::record_end() before commit()";
+  run_record r = end;
+  r.started_at = this_run_.started_at;
+  r.plan_digest = this_run_.plan_digest;
+  r.ended = true;
+  r.ended_at = utc_now();
+  return write_file_durably((fs::path(path_) / "last-run.json").string(), json::serialize(to_json(r)) + '\n');
 }
 
 std::string transactional_id(const plan::plan& p, const state_dir& dir) {

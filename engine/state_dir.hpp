@@ -12,7 +12,12 @@
 //   plan.json      the last plan run here (to tell a changed predicate, which
 //                  is allowed, from a changed projection, which needs
 //                  --allow-output-change);
-//   history        one line per start: UTC time and plan digest.
+//   history        one line per start: UTC time and plan digest;
+//   last-run.json  the last run admitted here: when it started, its plan
+//                  digest, and once it ended, how (exit code, status, and
+//                  for an invalid record its position and reason code).
+//                  Never a message or a record's bytes: nothing a user
+//                  typed or a record held is kept.
 //
 // The instance id makes transactional ids stable across restarts of the same
 // instance (same directory) and unique across concurrent instances (each
@@ -26,6 +31,22 @@
 #include <vector>
 
 namespace streamt::engine {
+
+// What last-run.json says about a run. `ended` is false for a run that
+// started and never recorded its end: killed (SIGKILL, the OOM killer), a
+// crash, or the machine stopped.
+struct run_record {
+  std::string started_at;  // UTC, as in history
+  std::string plan_digest;
+  bool ended = false;
+  std::string ended_at;
+  int exit_code = 0;
+  std::string status;  // run_status's name: "stopped", "invalid_record", ...
+  // An invalid record's "topic/partition@offset" and diagnostic code
+  // (empty otherwise).
+  std::string stopped_at;
+  std::string reason;
+};
 
 class state_dir {
  public:
@@ -53,7 +74,22 @@ class state_dir {
   // directory), and a history line. Called only once Kafka has admitted the
   // run (brokers and topics checked, transactions initialised), so a start
   // that fails before leaves the directory as it found it.
+  //
+  // Before it marks this run started in last-run.json, it reads what the
+  // previous run left there (previous_run()). A damaged last-run.json is no
+  // error: it tells nothing and is replaced.
   result<void> commit();
+
+  // After commit(): records how this run ended in last-run.json, durably,
+  // for the next start to report. Returns an error message; the run's own
+  // outcome stands either way.
+  std::optional<std::string> record_end(const run_record& end);
+
+  // The run before this one, as commit() found it (nullopt on a first run,
+  // or where last-run.json was missing or damaged).
+  const std::optional<run_record>& previous_run() const noexcept { return previous_run_; }
+  // Whether commit() succeeded: the directory's files are this run's.
+  bool committed() const noexcept { return committed_; }
 
   // This instance's id: 16 lowercase hex digits, fixed once the first
   // admit() has been committed.
@@ -81,6 +117,8 @@ class state_dir {
   std::string pending_plan_;            // plan.json to write
   std::string pending_digest_;          // for the history line
   std::string pending_identity_;        // identity.json to write; empty unless a first run
+  std::optional<run_record> previous_run_;
+  run_record this_run_;  // as marked started by commit()
 };
 
 // The transactional id of an instance: "<application id>-<instance id>".

@@ -205,7 +205,7 @@ refused() {
   check_eq "$name: exit code" "$expected_rc" "$rc"
   grep -qF -- "$message" "$work/$name.log" || { show_log "$name"; fail "$name: the message does not contain: $message"; }
   ! grep -q "committed transaction" "$work/$name.log" || { show_log "$name"; fail "$name: committed a transaction"; }
-  sed -n 's/^streamt run: /  /p' "$work/$name.log"
+  sed -n -e 's/^streamt run: /  /p' -e 's/^.* error engine \[[^]]*\]: /  /p' "$work/$name.log"
 }
 
 # build_record_tool: compiles RecordTool.java (byte-exact produce and dump

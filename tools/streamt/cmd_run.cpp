@@ -120,6 +120,8 @@ std::string help() {
          ")\n"
          "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
          "                                (port 0: any free port, logged at start)\n"
+         "  --metrics-file PATH           the metrics, written durably at start and at exit with the\n"
+         "                                exit code (for node_exporter's textfile collector)\n"
          "  --log-level LEVEL             " +
          choices(log_levels, default_log_level, ", ") +
          "\n"
@@ -187,13 +189,13 @@ int cmd_run(std::span<char* const> args) {
   // transaction). Every thread (librdkafka's, the pools') inherits the mask,
   // so the signal always reaches this one.
   // A usage error or --help returns with them still blocked: main() exits.
-  option_spec spec{
-      {"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
-       "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
-       "--connect-timeout-ms", "--stall-timeout-ms", "--log-level", "--log-format", "--metrics-address"},
-      {"--help", "--allow-output-change", "--static-membership"},
-      {"-X"},
-      {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
+  option_spec spec{{"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
+                    "--max-records-per-transaction", "--reset-offsets", "--expect-digest",
+                    "--stop-timeout-ms", "--connect-timeout-ms", "--stall-timeout-ms", "--log-level",
+                    "--log-format", "--metrics-address", "--metrics-file"},
+                   {"--help", "--allow-output-change", "--static-membership"},
+                   {"-X"},
+                   {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
   if (auto err = parse(args, spec, a)) return usage_error("run", *err);
   if (a.has("--help")) {
@@ -247,6 +249,7 @@ int cmd_run(std::span<char* const> args) {
     if (!at) return usage_error("run", "--metrics-address: " + at.error());
     metrics_at = *at;
   }
+  const std::optional<std::string> metrics_file = a.get("--metrics-file");
   engine::severity level = default_log_level;
   if (auto v = a.get("--log-level")) {
     auto l = lookup(log_levels, *v);
@@ -292,13 +295,36 @@ int cmd_run(std::span<char* const> args) {
   // The endpoints listen before the run starts: a port that is taken is an
   // error before anything touches Kafka, and /healthz answers from the start.
   options.metrics = std::make_shared<engine::metrics>();
+  options.metrics->set_identity(
+      {p->identity.application_id, plan::digest(*p), p->identity.source_topic, p->identity.sink_topic});
+  // The file outlives the process: what a scrape of /metrics cannot see
+  // (an exit 65 a few milliseconds after the start) stays in it until the
+  // next start replaces it. Written before the run starts, so a path that
+  // cannot be written is refused before anything touches Kafka.
+  auto write_metrics_file = [&]() -> bool {
+    if (!metrics_file) return true;
+    if (std::optional<std::string> e = options.metrics->write_textfile(*metrics_file)) {
+      say("cannot write --metrics-file: " + *e);
+      return false;
+    }
+    return true;
+  };
+  const std::shared_ptr<engine::metrics> run_metrics = options.metrics;  // options move into the run
+  auto exit_with = [&](engine::exit_code code) {
+    run_metrics->exiting(engine::to_int(code));
+    if (metrics_file)
+      if (std::optional<std::string> e = run_metrics->write_textfile(*metrics_file))
+        say("cannot write --metrics-file at exit: " + *e);
+    return engine::to_int(code);
+  };
+  if (!write_metrics_file()) return engine::to_int(engine::exit_code::cannot_write);
   std::unique_ptr<engine::metrics_server> metrics_server;
   if (metrics_at) {
     auto server = engine::metrics_server::listen(io.get_executor(), *metrics_at, options.metrics);
     if (!server) {
       say("cannot serve metrics on " + *a.get("--metrics-address") + ": " + server.error().message() +
           "; choose another --metrics-address");
-      return engine::to_int(engine::exit_code::config);
+      return exit_with(engine::exit_code::config);
     }
     metrics_server = std::move(*server);
     const boost::asio::ip::tcp::endpoint at = metrics_server->local_endpoint();
@@ -351,7 +377,7 @@ int cmd_run(std::span<char* const> args) {
       say("still not stopped " + std::to_string(terminal_grace.count()) +
           " s after the terminal stop (leaving the group, or closing a client, does not return); exiting "
           "now. The broker aborts the open transaction after transaction.timeout.ms");
-      std::_Exit(engine::to_int(engine::exit_code::temporary_failure));
+      std::_Exit(exit_with(engine::exit_code::temporary_failure));
     });
   };
   std::function<void(boost::system::error_code, int)> on_signal = [&](boost::system::error_code ec, int) {
@@ -377,10 +403,14 @@ int cmd_run(std::span<char* const> args) {
   if (metrics_server) metrics_server->stop();
   io.run();
 
-  if (crashed) std::rethrow_exception(crashed);  // a bug: main() reports it as an internal error
-  if (!report) return engine::to_int(engine::exit_code::internal);
-  if (report->status != engine::run_status::stopped) say(report->message);
-  return engine::to_int(engine::exit_code_of(report->status));
+  if (crashed) {
+    exit_with(engine::exit_code::internal);
+    std::rethrow_exception(crashed);  // a bug: main() reports it as an internal error
+  }
+  if (!report) return exit_with(engine::exit_code::internal);
+  // The engine logged the run's end as its last line (engine::async_run),
+  // so it is not said again here: one line per fatal error.
+  return exit_with(engine::exit_code_of(report->status));
 }
 
 }  // namespace streamt::cli

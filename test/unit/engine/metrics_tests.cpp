@@ -4,6 +4,7 @@
 #include "engine/metrics.hpp"
 #include "engine/metrics_server.hpp"
 #include "engine/process_stats.hpp"
+#include "test/support/temp_dir.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -17,6 +18,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -184,6 +186,30 @@ BOOST_AUTO_TEST_CASE(proc_stat_fields_are_counted_from_the_last_parenthesis_what
   BOOST_TEST(engine::parse_boot_time("cpu  1 2 3\nbtime 1764800000\nprocesses 9\n").value_or(0) ==
              1764800000u);
   BOOST_TEST(!engine::parse_boot_time("cpu  1 2 3\n").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(the_metrics_file_has_no_process_families_and_at_exit_the_exit_code) {
+  streamt::test::temp_dir dir("metrics-file");
+  const std::string path = dir.file("streamt.prom");
+  engine::metrics m;
+  m.invalid_record();
+  auto file = [&] {
+    std::ifstream in(path);
+    return samples_of(std::string(std::istreambuf_iterator<char>(in), {}));
+  };
+  BOOST_TEST_REQUIRE(!m.write_textfile(path).has_value());
+  auto s = file();
+  BOOST_TEST(s.at("streamt_records_invalid_total") == "1");
+  BOOST_TEST(s.count("streamt_exit_code") == 0u);  // not before the exit
+  BOOST_TEST(s.count("process_cpu_seconds_total") == 0u);
+  m.exiting(65);
+  BOOST_TEST_REQUIRE(!m.write_textfile(path).has_value());
+  s = file();
+  BOOST_TEST(s.at("streamt_exit_code") == "65");
+  BOOST_TEST(std::stod(s.at("streamt_exit_timestamp_seconds")) > 1.7e9);
+  // The endpoint keeps its process families.
+  BOOST_TEST(samples_of(m.prometheus_text()).count("process_cpu_seconds_total") == 1u);
+  BOOST_TEST(m.write_textfile(dir.file("no/such/dir/streamt.prom")).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(label_values_escape_backslash_quote_and_newline) {

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "engine/state_dir.hpp"
+#include "plan/plan_json.hpp"
 
 #include "test/support/temp_dir.hpp"
 
@@ -250,12 +251,59 @@ BOOST_AUTO_TEST_CASE(the_lock_file_names_its_holder_and_is_empty_once_a_committe
   BOOST_TEST(read(s.dir / "lock").empty());
 }
 
+BOOST_AUTO_TEST_CASE(the_next_start_reads_how_the_last_run_ended_or_that_it_never_said) {
+  scratch s;
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d.has_value());
+    BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+    BOOST_TEST(!d->previous_run().has_value());  // a first run
+    engine::run_record end;
+    end.exit_code = 65;
+    end.status = "invalid_record";
+    end.stopped_at = "orders/0@7";
+    end.reason = "type_mismatch";
+    BOOST_TEST(!d->record_end(end).has_value());
+  }
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d.has_value());
+    BOOST_TEST_REQUIRE(d->admit(orders(60), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+    const auto& before = d->previous_run();
+    BOOST_TEST_REQUIRE(before.has_value());
+    BOOST_TEST(before->ended);
+    BOOST_TEST(before->exit_code == 65);
+    BOOST_TEST(before->status == "invalid_record");
+    BOOST_TEST(before->stopped_at == "orders/0@7");
+    BOOST_TEST(before->reason == "type_mismatch");
+    BOOST_TEST(before->plan_digest == plan::digest(orders(50)));
+    // This run is killed: it records no end.
+  }
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d.has_value());
+    BOOST_TEST_REQUIRE(d->admit(orders(60), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+    BOOST_TEST_REQUIRE(d->previous_run().has_value());
+    BOOST_TEST(!d->previous_run()->ended);
+    BOOST_TEST(d->previous_run()->plan_digest == plan::digest(orders(60)));
+  }
+  write(s.dir / "last-run.json", "{\"started_at\": 7}");  // damaged: tells nothing, and is no error
+  auto d = engine::state_dir::open(s.dir.string());
+  BOOST_TEST_REQUIRE(d.has_value());
+  BOOST_TEST_REQUIRE(d->admit(orders(60), false).has_value());
+  BOOST_TEST_REQUIRE(d->commit().has_value());
+  BOOST_TEST(!d->previous_run().has_value());
+}
+
 BOOST_AUTO_TEST_CASE(a_commit_leaves_no_temporary_file_behind) {
   scratch s;
   run_once(s);
   std::map<std::string, std::string> files = contents_of(s.dir);
-  BOOST_TEST(files.size() == 4u);
-  for (const char* name : {"lock", "identity.json", "plan.json", "history"})
+  BOOST_TEST(files.size() == 5u);
+  for (const char* name : {"lock", "identity.json", "plan.json", "history", "last-run.json"})
     BOOST_TEST(files.count(name) == 1u);
   const fs::perms rw_r_r =
       fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
