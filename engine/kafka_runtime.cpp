@@ -27,7 +27,10 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdint>
 #include <deque>
+#include <map>
 #include <set>
 #include <tuple>
 #include <variant>
@@ -284,11 +287,7 @@ class runtime {
                      [](const kafka::setting& s) { return s.key == "statistics.interval.ms"; }))
       producer_settings.push_back(
           {"statistics.interval.ms", std::to_string(options_.statistics_interval.count())});
-    auto producer = kafka::producer::create(ex, txn_id, producer_settings);
-    if (!producer) co_return fail(run_status::rejected_config, producer.error().message);
-    producer_ = std::move(*producer);
-    sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink(), plan_.identity.dead_letter_topic,
-                  plan::digest(plan_));
+    if (std::optional<run_report> refused = make_producer(ex, txn_id, producer_settings)) co_return refused;
     // One group.instance.id per state directory, never typed by hand: two
     // instances with one would fence each other's consumers.
     auto consumer = kafka::consumer::create(ex, plan_.identity.application_id,
@@ -297,6 +296,11 @@ class runtime {
     consumer_ = std::move(*consumer);
 
     if (std::optional<run_report> missing = co_await check_topics()) co_return missing;
+    if (std::optional<std::int64_t> cap = co_await batch_size_cap(producer_settings)) {
+      // Before init_transactions a new producer costs nothing at the brokers.
+      producer_settings.push_back({"batch.size", std::to_string(*cap)});
+      if (std::optional<run_report> refused = make_producer(ex, txn_id, producer_settings)) co_return refused;
+    }
     if (stop_news()) co_return stopped_in_start_up("before init_transactions");
 
     // init_transactions fences any older instance with our transactional id
@@ -325,6 +329,65 @@ class runtime {
       co_return fail(run_status::failed, "subscribe: " + e.message);
     STREAMT_LOG(log_, info) << "joined group " << plan_.identity.application_id << "; waiting for partitions";
     co_return std::nullopt;
+  }
+
+  std::optional<run_report> make_producer(const asio::any_io_executor& ex, const std::string& txn_id,
+                                          const kafka::settings& producer_settings) {
+    sink_.reset();  // it refers to the producer it replaces
+    producer_.reset();
+    auto producer = kafka::producer::create(ex, txn_id, producer_settings);
+    if (!producer) return fail(run_status::rejected_config, producer.error().message);
+    producer_ = std::move(*producer);
+    sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink(), plan_.identity.dead_letter_topic,
+                  plan::digest(plan_));
+    return std::nullopt;
+  }
+
+  // The batch.size the producer must be given, when the one it has is too
+  // large. The broker refuses a batch too large for the topic whole, and
+  // every record of it reports the error, so the session can only blame its
+  // largest record (sink_tracker.hpp): a record that fits alone was
+  // dead-lettered, or stopped the run, for the company it kept. With
+  // batch.size at most the smallest max.message.bytes of the topics
+  // written, a batch of two records or more always fits, and a refused
+  // batch is the one record to blame. librdkafka's default batch.size
+  // (1000000) is below the broker's default max.message.bytes (1048588), so
+  // this caps only for a topic whose limit was lowered. A limit the brokers
+  // do not tell (no DescribeConfigs ACL) leaves the producer as it is.
+  asio::awaitable<std::optional<std::int64_t>> batch_size_cap(const kafka::settings& producer_settings) {
+    std::vector<std::string> topics{plan_.identity.sink_topic};
+    if (plan_.identity.on_invalid == plan::on_invalid::dead_letter)
+      topics.push_back(plan_.identity.dead_letter_topic);
+    auto op = producer_->async_topic_setting(topics, "max.message.bytes", std::chrono::seconds(5));
+    kafka::kafka_result<std::map<std::string, std::string>> limits = co_await std::move(op);
+    if (!limits) {
+      STREAMT_LOG(log_, warning) << "could not read max.message.bytes of the topics written ("
+                                 << limits.error().message
+                                 << "); batches are not capped to it, so a batch a topic refuses as too "
+                                    "large may blame a record that fits alone (grant DescribeConfigs on "
+                                    "the topics)";
+      co_return std::nullopt;
+    }
+    std::optional<std::int64_t> cap;
+    std::string capped_by;
+    for (const auto& [topic, value] : *limits) {
+      std::int64_t v = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec != std::errc{} || end != value.data() + value.size() || v < 1) continue;
+      if (!cap || v < *cap) {
+        cap = v;
+        capped_by = topic;
+      }
+    }
+    std::int64_t batch_size = 1000000;  // librdkafka's default
+    for (const kafka::setting& s : producer_settings)
+      if (s.key == "batch.size")
+        (void)std::from_chars(s.value.data(), s.value.data() + s.value.size(), batch_size);
+    if (!cap || batch_size <= *cap) co_return std::nullopt;
+    STREAMT_LOG(log_, info) << "batch.size " << batch_size << " capped to " << *cap
+                            << ", the max.message.bytes of topic '" << capped_by
+                            << "', so that a batch the topic refuses holds one record";
+    co_return cap;
   }
 
   // What the run before this one, from this state directory, left in

@@ -3,46 +3,14 @@
 
 #include "kafka/group_admin.hpp"
 
+#include "kafka/admin_call.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <memory>
 
 namespace streamt::kafka {
 namespace {
-
-struct admin_options_deleter {
-  void operator()(rd_kafka_AdminOptions_t* p) const noexcept { rd_kafka_AdminOptions_destroy(p); }
-};
-using admin_options_ptr = std::unique_ptr<rd_kafka_AdminOptions_t, admin_options_deleter>;
-
-int to_ms(std::chrono::milliseconds t) {
-  return static_cast<int>(std::clamp<std::int64_t>(t.count(), 1, INT_MAX));
-}
-
-// Options bounding the request by `timeout`; an option librdkafka refuses
-// here is a bug of ours, not the user's.
-admin_options_ptr options_for(rd_kafka_t* rk, rd_kafka_admin_op_t op, std::chrono::milliseconds timeout) {
-  admin_options_ptr o(rd_kafka_AdminOptions_new(rk, op));
-  char errstr[256] = {};
-  if (rd_kafka_AdminOptions_set_request_timeout(o.get(), to_ms(timeout), errstr, sizeof errstr) !=
-      RD_KAFKA_RESP_ERR_NO_ERROR)
-    throw std::logic_error(std::string("admin request timeout refused: ") + errstr);
-  return o;
-}
-
-// Waits for the one result an admin call posts to `q`: the event, or a
-// timed-out report when none came (the request's own timeout should come
-// first; this is the backstop).
-kafka_result<event_ptr> wait_result(rd_kafka_queue_t* q, std::chrono::milliseconds timeout) {
-  event_ptr ev(rd_kafka_queue_poll(q, to_ms(timeout + std::chrono::seconds(5))));
-  if (!ev) return report_of(RD_KAFKA_RESP_ERR__TIMED_OUT);
-  if (rd_kafka_event_error(ev.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    error_report e = report_of(rd_kafka_event_error(ev.get()));
-    if (const char* s = rd_kafka_event_error_string(ev.get())) e.message = s;
-    return e;
-  }
-  return ev;
-}
 
 error_report copied(const rd_kafka_error_t* e) {
   if (!e) return {};
@@ -139,7 +107,7 @@ kafka_result<std::int32_t> group_admin::partition_count(const std::string& topic
   topic_ptr t(rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr));
   if (!t) return report_of(rd_kafka_last_error());
   const rd_kafka_metadata_t* md = nullptr;
-  if (const rd_kafka_resp_err_t e = rd_kafka_metadata(rk_.get(), 0, t.get(), &md, to_ms(timeout));
+  if (const rd_kafka_resp_err_t e = rd_kafka_metadata(rk_.get(), 0, t.get(), &md, admin_ms(timeout));
       e != RD_KAFKA_RESP_ERR_NO_ERROR)
     return report_of(e);
   std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> owned(
@@ -153,7 +121,7 @@ kafka_result<std::int64_t> group_admin::end_offset(const topic_partition& p,
                                                    std::chrono::milliseconds timeout) const {
   std::int64_t low = 0, high = 0;
   if (const rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk_.get(), p.topic.c_str(), p.partition,
-                                                                     &low, &high, to_ms(timeout));
+                                                                     &low, &high, admin_ms(timeout));
       e != RD_KAFKA_RESP_ERR_NO_ERROR)
     return report_of(e);
   return high;

@@ -3,6 +3,7 @@
 
 #include "kafka/producer.hpp"
 
+#include "kafka/admin_call.hpp"
 #include "kafka/blocking_call.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -248,6 +249,16 @@ boost::asio::awaitable<kafka_result<std::set<std::string>>> producer::async_topi
           if (md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) names.insert(md->topics[i].topic);
         rd_kafka_metadata_destroy(md);
         return names;
+      });
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<kafka_result<std::map<std::string, std::string>>> producer::async_topic_setting(
+    std::vector<std::string> topics, std::string key, std::chrono::milliseconds timeout) {
+  rd_kafka_t* rk = rk_.get();
+  auto op = detail::run_blocking<kafka_result<std::map<std::string, std::string>>>(
+      txn_pool_.get_executor(), [rk, topics = std::move(topics), key = std::move(key), timeout] {
+        return describe_topic_setting(rk, topics, key, timeout);
       });
   co_return co_await std::move(op);
 }

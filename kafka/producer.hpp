@@ -49,6 +49,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -176,6 +177,14 @@ class producer {
   //   in time, or refused). Pool → awaiting coroutine's executor.
   boost::asio::awaitable<kafka_result<std::set<std::string>>> async_topic_names(
       std::chrono::milliseconds timeout);
+
+  // The topic configuration `key` of each of `topics` (DescribeConfigs), by
+  // topic name; asks at most `timeout`.
+  // Completion: co_return kafka_result (failure: no answer in time, or a
+  //   refusal, such as a principal without DescribeConfigs on a topic).
+  //   Pool → awaiting coroutine's executor.
+  boost::asio::awaitable<kafka_result<std::map<std::string, std::string>>> async_topic_setting(
+      std::vector<std::string> topics, std::string key, std::chrono::milliseconds timeout);
 
   // The code of the producer's fatal error, or NO_ERROR if it has none.
   rd_kafka_resp_err_t fatal_cause() const noexcept;

@@ -465,8 +465,8 @@ action run_session::follow(commit::next_action a, std::string warning) {
       // A record whose output the sink refused for good (found when an
       // earlier attempt of this transaction was aborted): process up to it,
       // commit, and stop there as at an invalid record.
-      if (std::optional<std::size_t> at = sink_.unproducible_in(batch_)) {
-        const unproducible_record& u = *sink_.unproducible();
+      if (std::optional<unproducible_at> at = sink_.unproducible_in(batch_)) {
+        const unproducible_record& u = at->record;
         diagnostic d;
         d.phase = phase::record;
         d.code = "output_refused_by_sink";
@@ -474,7 +474,7 @@ action run_session::follow(commit::next_action a, std::string warning) {
                     " bytes can never be written to sink topic '" + config_.sink_topic + "' (" + u.reason +
                     "); raise the topic's max.message.bytes (and the client's message.max.bytes), or change "
                     "the query";
-        const record_view& v = batch_[*at];
+        const record_view& v = batch_[at->index];
         // A dead-letter write the dead-letter topic refused: the record can
         // go nowhere, and the run stops at it.
         refused_dead_letter_ = u.dead_letter;
@@ -486,7 +486,7 @@ action run_session::follow(commit::next_action a, std::string warning) {
                       "); raise that topic's max.message.bytes, or deal with the record by hand";
         }
         refused_ = invalid_record{std::string(v.topic), v.partition, v.offset, d};
-        next.take = *at;
+        next.take = at->index;
       }
       return emit(std::move(next));
     }

@@ -3,6 +3,7 @@
 
 #include "engine/session/sink_tracker.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace streamt::engine::session {
@@ -52,32 +53,53 @@ void sink_tracker::aborted() {
   tail_.aborted();
   dead_letter_tail_.aborted();
   trailing_.reset();  // the abort just written ends that record too
+  if (!suspect_) return;
+  // Blamed again (its dead-letter write was refused too): the newer blame
+  // says more, so it replaces the older.
+  const auto same = std::find_if(known_.begin(), known_.end(), [&](const unproducible_record& k) {
+    return k.partition == suspect_->partition && k.at == suspect_->at;
+  });
+  if (same != known_.end())
+    *same = std::move(*suspect_);
+  else
+    known_.push_back(std::move(*suspect_));
+  suspect_.reset();
 }
 
 void sink_tracker::committed() {
   tail_.committed();
   dead_letter_tail_.committed();
+  suspect_.reset();
+  // A record the committed transaction dead-lettered is behind its
+  // partition's committed offset now: it is never consumed again.
+  std::erase_if(known_, [&](const unproducible_record& k) {
+    return std::any_of(sources_.begin(), sources_.end(), [&](const unproducible_record& s) {
+      return s.dead_letter && s.partition == k.partition && s.at == k.at;
+    });
+  });
 }
 
 std::optional<std::string> sink_tracker::take_trailing() { return std::exchange(trailing_, std::nullopt); }
 
 std::optional<kafka::error_report> sink_tracker::take_error() { return std::exchange(error_, std::nullopt); }
 
-std::optional<std::size_t> sink_tracker::unproducible_in(std::span<const record_view> batch) const {
-  if (!unproducible_) return std::nullopt;
+std::optional<unproducible_at> sink_tracker::unproducible_in(std::span<const record_view> batch) const {
+  if (known_.empty()) return std::nullopt;  // the per-batch cost of a healthy run
   for (std::size_t i = 0; i < batch.size(); ++i)
-    if (partition_id{batch[i].partition} == unproducible_->partition &&
-        offset{batch[i].offset} == unproducible_->at)
-      return i;
+    for (const unproducible_record& k : known_)
+      if (partition_id{batch[i].partition} == k.partition && offset{batch[i].offset} == k.at)
+        return unproducible_at{i, k};
   return std::nullopt;
 }
 
 // The broker refuses a whole batch when it is too large, so every record of
-// it reports the error: the largest of them is the one to blame.
+// it reports the error: the largest of them is the one to blame. (The
+// engine caps the producer's batch.size at the topics' max.message.bytes,
+// so a refused batch holds that one record alone: kafka_runtime.cpp.)
 void sink_tracker::note_unproducible(unproducible_record r, const std::string& reason) {
-  if (unproducible_ && unproducible_->size >= r.size) return;
+  if (suspect_ && suspect_->size >= r.size) return;
   r.reason = reason;
-  unproducible_ = std::move(r);
+  suspect_ = std::move(r);
 }
 
 }  // namespace streamt::engine::session

@@ -13,7 +13,13 @@
 //  - Unproducible records: an input record whose output the sink will never
 //    accept (larger than the topic's max.message.bytes, refused as invalid).
 //    Aborting and replaying it would loop forever, so the session processes
-//    up to it, commits, and stops there as at an invalid input record.
+//    up to it and stops there as at an invalid input record, or, with a
+//    dead-letter topic, writes it there and goes on. Each aborted attempt
+//    blames at most one record (its suspect), and every record blamed stays
+//    known across the attempts that follow: when only the last was
+//    remembered, a transaction holding two such records blamed them in turn
+//    and aborted forever (seen with eight oversized records on a real
+//    broker, test/integration/dead_letter_oversized.sh).
 //  - The aborted tail (aborted_tail.hpp): a record of an aborted transaction
 //    that landed inside the open one, found in a delivery report.
 //  - The first error a produce call returned at once (queue full, too
@@ -40,6 +46,12 @@ struct unproducible_record {
   std::size_t size = 0;  // of the output value
   std::string reason;
   bool dead_letter = false;  // the write was the record itself, to the dead-letter topic
+};
+
+// A known unproducible record found in a batch: where, and which.
+struct unproducible_at {
+  std::size_t index = 0;
+  unproducible_record record;
 };
 
 class sink_tracker {
@@ -71,16 +83,25 @@ class sink_tracker {
   std::optional<std::string> take_trailing();
   // The error of a produce call since the last take.
   std::optional<kafka::error_report> take_error();
-  const std::optional<unproducible_record>& unproducible() const noexcept { return unproducible_; }
-  // Where the unproducible record is in `batch`, if it is there.
-  std::optional<std::size_t> unproducible_in(std::span<const record_view> batch) const;
+  // The record the open transaction's refusals blame so far: the largest
+  // of those the sink refused for good (the broker refuses a whole batch
+  // when it is too large, so every record of it reports the error). It
+  // becomes known when the transaction aborts.
+  const std::optional<unproducible_record>& suspect() const noexcept { return suspect_; }
+  // How many records are known to be unproducible.
+  std::size_t known_unproducible() const noexcept { return known_.size(); }
+  // The first known unproducible record in `batch`, if one is there.
+  std::optional<unproducible_at> unproducible_in(std::span<const record_view> batch) const;
 
  private:
   void note_unproducible(unproducible_record r, const std::string& reason);
 
   std::uint32_t generation_ = 0;
   std::vector<unproducible_record> sources_;  // input record of each output of the open transaction
-  std::optional<unproducible_record> unproducible_;
+  std::optional<unproducible_record> suspect_;
+  // Blamed by earlier attempts, until a committed transaction dead-letters
+  // them (at most one more per aborted attempt, so this stays small).
+  std::vector<unproducible_record> known_;
   std::optional<kafka::error_report> error_;
   aborted_tail tail_;
   aborted_tail dead_letter_tail_;  // the dead-letter topic's partitions

@@ -970,6 +970,51 @@ BOOST_AUTO_TEST_CASE(too_large_with_dead_letter_an_output_the_sink_refuses_goes_
   BOOST_TEST(r.committed(0) == 3);
 }
 
+// dead_letter_oversized.sh: two outputs of one batch the sink refuses for
+// good. Each aborted attempt blames one of them, and the blames add up, so
+// the third attempt dead-letters both and commits. (When only the last
+// blame was kept, the attempts blamed the two in turn and aborted forever.)
+BOOST_AUTO_TEST_CASE(too_large_twice_in_a_batch_each_abort_blames_one_and_the_third_attempt_commits_both) {
+  run r(dead_lettering());
+  r.owning({0});
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}, {0, 3}}).kind == act::begin);
+  BOOST_TEST(r.produce(r.s.on(ss::began{ok(), r.now})).kind == act::poll);
+  // Attempt 1: the output of offset 1 is refused.
+  r.refused_for_good_and_taken_again(1, {{0, 0}, {0, 1}, {0, 2}, {0, 3}});
+  BOOST_TEST(r.s.sink().known_unproducible() == 1u);
+  // Attempt 2: offset 1 goes to the dead-letter topic; then the output of
+  // offset 3 (the transaction's fourth write) is refused.
+  const ss::action up_to_1 = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(up_to_1.take == 1u);
+  const ss::action rest = dead_letter_it(r, r.produce(up_to_1));
+  BOOST_TEST(rest.take == 2u);  // nothing else known in the rest
+  BOOST_TEST(r.produce(rest).kind == act::poll);
+  r.s.sink().delivery_failed((std::uint64_t{2} << 32) | 3, too_large());
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  BOOST_TEST(r.s.sink().known_unproducible() == 2u);
+  // Attempt 3: both are known, both dead-lettered, and it commits.
+  BOOST_TEST(r.arrive({{0, 0}, {0, 1}, {0, 2}, {0, 3}}).kind == act::begin);
+  const ss::action first = r.produce(r.s.on(ss::began{ok(), r.now}));
+  BOOST_TEST_REQUIRE(first.kind == act::dead_letter);
+  BOOST_TEST(first.dead->offset == 1);
+  const ss::action between = dead_letter_it(r, first);
+  BOOST_TEST(between.take == 1u);  // offset 2, up to the second known record
+  const ss::action second = r.produce(between);
+  BOOST_TEST_REQUIRE(second.kind == act::dead_letter);
+  BOOST_TEST(second.dead->offset == 3);
+  BOOST_TEST(second.dead->error.code == "output_refused_by_sink");
+  BOOST_TEST(dead_letter_it(r, second).kind == act::poll);
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
+  BOOST_TEST(r.committed(0) == 4);
+  BOOST_TEST(r.s.last_transaction().dead_lettered == 2u);
+  BOOST_TEST(r.s.sink().known_unproducible() == 0u);  // behind the committed offset now
+  BOOST_TEST(r.s.counters().transactions_aborted == 2u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // broker_pause on librdkafka 2.15.1: after the broker came back, the client

@@ -37,11 +37,11 @@ BOOST_AUTO_TEST_CASE(a_failed_delivery_the_sink_never_accepts_names_the_largest_
   t.delivery_failed(a, too_large());
   t.delivery_failed(b, too_large());
   t.delivery_failed(c, too_large());
-  BOOST_TEST_REQUIRE(t.unproducible().has_value());
-  BOOST_TEST(t.unproducible()->partition.value == 0);
-  BOOST_TEST(t.unproducible()->at.value == 8);
-  BOOST_TEST(t.unproducible()->size == 2000000u);
-  BOOST_TEST(t.unproducible()->reason == "Broker: Message size too large");
+  BOOST_TEST_REQUIRE(t.suspect().has_value());
+  BOOST_TEST(t.suspect()->partition.value == 0);
+  BOOST_TEST(t.suspect()->at.value == 8);
+  BOOST_TEST(t.suspect()->size == 2000000u);
+  BOOST_TEST(t.suspect()->reason == "Broker: Message size too large");
 }
 
 BOOST_AUTO_TEST_CASE(a_delivery_failure_a_retry_can_cure_is_not_an_unproducible_record) {
@@ -49,7 +49,7 @@ BOOST_AUTO_TEST_CASE(a_delivery_failure_a_retry_can_cure_is_not_an_unproducible_
   t.new_transaction();
   const auto in = records({{0, 7}});
   t.delivery_failed(t.producing(in[0], 10), queue_full());
-  BOOST_TEST(!t.unproducible());
+  BOOST_TEST(!t.suspect());
 }
 
 BOOST_AUTO_TEST_CASE(a_report_of_an_earlier_transaction_is_not_taken_for_a_record_of_the_open_one) {
@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(a_report_of_an_earlier_transaction_is_not_taken_for_a_recor
   t.new_transaction();
   t.producing(in[0], 10);
   t.delivery_failed(old, too_large());
-  BOOST_TEST(!t.unproducible());
+  BOOST_TEST(!t.suspect());
 }
 
 BOOST_AUTO_TEST_CASE(a_produce_call_refused_at_once_fails_the_transaction_with_its_first_error) {
@@ -75,7 +75,7 @@ BOOST_AUTO_TEST_CASE(a_produce_call_refused_at_once_fails_the_transaction_with_i
   BOOST_TEST_REQUIRE(e.has_value());
   BOOST_TEST(e->info.code == RD_KAFKA_RESP_ERR__QUEUE_FULL);
   BOOST_TEST(!t.take_error());
-  BOOST_TEST(t.unproducible()->at.value == 2);  // the one refused for its size
+  BOOST_TEST(t.suspect()->at.value == 2);  // the one refused for its size
 }
 
 BOOST_AUTO_TEST_CASE(the_unproducible_record_is_found_again_in_the_batch_that_replays_it) {
@@ -86,8 +86,70 @@ BOOST_AUTO_TEST_CASE(the_unproducible_record_is_found_again_in_the_batch_that_re
   t.delivery_failed(t.producing(first[1], 5000000), too_large());
   t.aborted();
   t.new_transaction();
-  BOOST_TEST(t.unproducible_in(records({{0, 4}, {0, 5}, {0, 6}})).value_or(99) == 1u);
+  const std::optional<ss::unproducible_at> found = t.unproducible_in(records({{0, 4}, {0, 5}, {0, 6}}));
+  BOOST_TEST_REQUIRE(found.has_value());
+  BOOST_TEST(found->index == 1u);
+  BOOST_TEST(found->record.size == 5000000u);
   BOOST_TEST(!t.unproducible_in(records({{1, 5}})));
+}
+
+BOOST_AUTO_TEST_CASE(records_blamed_by_successive_aborted_attempts_are_all_known_and_found_first_first) {
+  ss::sink_tracker t;
+  const auto in = records({{0, 1}, {0, 2}, {0, 3}});
+  t.new_transaction();
+  t.delivery_failed(t.producing(in[2], 4000), too_large());
+  t.aborted();
+  BOOST_TEST(!t.suspect());
+  t.new_transaction();
+  t.producing(in[0], 10);
+  t.delivery_failed(t.producing(in[1], 3000), too_large());
+  t.aborted();
+  BOOST_TEST(t.known_unproducible() == 2u);
+  const std::optional<ss::unproducible_at> found = t.unproducible_in(in);
+  BOOST_TEST_REQUIRE(found.has_value());
+  BOOST_TEST(found->record.at.value == 2);  // the first in the batch, whichever was blamed first
+  BOOST_TEST(found->index == 1u);
+  const std::optional<ss::unproducible_at> next = t.unproducible_in(std::span(in).subspan(2));
+  BOOST_TEST_REQUIRE(next.has_value());
+  BOOST_TEST(next->record.at.value == 3);
+}
+
+BOOST_AUTO_TEST_CASE(an_aborted_attempt_adds_at_most_one_record_however_many_reports_failed) {
+  ss::sink_tracker t;
+  const auto in = records({{0, 1}, {0, 2}, {0, 3}});
+  t.new_transaction();
+  for (const auto& r : in) t.delivery_failed(t.producing(r, 100), too_large());
+  t.aborted();
+  BOOST_TEST(t.known_unproducible() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_record_blamed_again_for_its_dead_letter_write_is_known_once_with_the_newer_blame) {
+  ss::sink_tracker t;
+  const auto in = records({{0, 1}});
+  t.new_transaction();
+  t.delivery_failed(t.producing(in[0], 3000), too_large());
+  t.aborted();
+  t.new_transaction();
+  t.delivery_failed(t.producing_dead_letter(in[0], 2500), too_large());
+  t.aborted();
+  BOOST_TEST(t.known_unproducible() == 1u);
+  BOOST_TEST(t.unproducible_in(in)->record.dead_letter);
+}
+
+BOOST_AUTO_TEST_CASE(a_known_record_is_forgotten_once_a_committed_transaction_dead_lettered_it) {
+  ss::sink_tracker t;
+  const auto in = records({{0, 1}, {0, 2}});
+  t.new_transaction();
+  t.delivery_failed(t.producing(in[0], 3000), too_large());
+  t.aborted();
+  t.new_transaction();
+  t.producing(in[1], 10);  // an output of another record commits: still known
+  t.committed();
+  BOOST_TEST(t.known_unproducible() == 1u);
+  t.new_transaction();
+  t.producing_dead_letter(in[0], 3000);
+  t.committed();
+  BOOST_TEST(t.known_unproducible() == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(a_record_landing_right_behind_an_aborted_one_is_a_trailing_record_until_taken) {
