@@ -3,6 +3,7 @@
 
 #include "engine/kafka_runtime.hpp"
 
+#include "engine/lineage.hpp"
 #include "engine/log.hpp"
 #include "engine/session/position_policy.hpp"
 #include "engine/session/refusal.hpp"
@@ -266,6 +267,7 @@ class runtime {
                      admitted.error().message);
     }
     const std::string txn_id = transactional_id(plan_, *state_);
+    lineage_ = to_commit_metadata({plan::digest(plan_), state_->instance_id()});
     STREAMT_LOG(log_, info) << "starting " << plan_.identity.application_id << ": "
                             << plan_.identity.source_topic << " -> " << plan_.identity.sink_topic << ", plan "
                             << plan::digest(plan_) << ", transactional id " << txn_id << ", librdkafka "
@@ -532,8 +534,8 @@ class runtime {
           std::vector<kafka::partition_offset> offsets;
           for (const auto& [p, next] : session_.ledger().pending())
             offsets.push_back({{plan_.identity.source_topic, p.value}, next.value});
-          auto op =
-              producer_->async_send_offsets_to_transaction(std::move(offsets), consumer_->group_metadata());
+          auto op = producer_->async_send_offsets_to_transaction(std::move(offsets),
+                                                                 consumer_->group_metadata(), lineage_);
           kafka::error_report e = co_await std::move(op);
           a = session_.on(ss::offsets_sent{std::move(e)});
           break;
@@ -1155,6 +1157,9 @@ class runtime {
   operators::stage_pipeline stages_;
   ss::run_session session_;  // every exactly-once decision
   std::optional<state_dir> state_;
+  // The offset metadata of every commit: which plan, which instance
+  // (engine/lineage.hpp).
+  std::string lineage_;
   std::unique_ptr<kafka::producer> producer_;
   std::unique_ptr<kafka::consumer> consumer_;
   std::optional<kafka_sink> sink_;

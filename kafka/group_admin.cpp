@@ -134,12 +134,7 @@ error_report group_admin::alter(const std::string& group, const std::vector<grou
     rd_kafka_topic_partition_t* p =
         rd_kafka_topic_partition_list_add(list.get(), g.partition.topic.c_str(), g.partition.partition);
     p->offset = g.offset;
-    if (!g.metadata.empty()) {
-      // librdkafka frees the metadata with the list.
-      p->metadata = rd_kafka_mem_malloc(rk_.get(), g.metadata.size());
-      std::copy(g.metadata.begin(), g.metadata.end(), static_cast<char*>(p->metadata));
-      p->metadata_size = g.metadata.size();
-    }
+    set_commit_metadata(rk_.get(), *p, g.metadata);
   }
   queue_ptr q(rd_kafka_queue_new(rk_.get()));
   auto o = options_for(rk_.get(), RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, timeout);

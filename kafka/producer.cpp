@@ -200,18 +200,20 @@ boost::asio::awaitable<error_report> producer::async_init_transactions() {
 error_report producer::begin_transaction() { return take_error(rd_kafka_begin_transaction(rk_.get())); }
 
 boost::asio::awaitable<error_report> producer::async_send_offsets_to_transaction(
-    std::vector<partition_offset> offsets, group_metadata_ptr group) {
+    std::vector<partition_offset> offsets, group_metadata_ptr group, std::string metadata) {
   rd_kafka_t* rk = rk_.get();
-  return run_transactional([rk, offsets = std::move(offsets), group = std::move(group)] {
-    const auto list = to_list(offsets);
-    // Unlike commit and abort, -1 here means no limit at all: a TxnOffsetCommit
-    // that never gets an answer (a group coordinator connection stuck after
-    // a broker pause) would hold the engine for good, silently. Bounded, the
-    // call fails retriably and the commit machine decides.
-    constexpr int send_offsets_timeout_ms = 60000;
-    return take_error(
-        rd_kafka_send_offsets_to_transaction(rk, list.get(), group.get(), send_offsets_timeout_ms));
-  });
+  return run_transactional(
+      [rk, offsets = std::move(offsets), group = std::move(group), metadata = std::move(metadata)] {
+        const auto list = to_list(offsets);
+        for (int i = 0; i < list->cnt; ++i) set_commit_metadata(rk, list->elems[i], metadata);
+        // Unlike commit and abort, -1 here means no limit at all: a TxnOffsetCommit
+        // that never gets an answer (a group coordinator connection stuck after
+        // a broker pause) would hold the engine for good, silently. Bounded, the
+        // call fails retriably and the commit machine decides.
+        constexpr int send_offsets_timeout_ms = 60000;
+        return take_error(
+            rd_kafka_send_offsets_to_transaction(rk, list.get(), group.get(), send_offsets_timeout_ms));
+      });
 }
 
 namespace {

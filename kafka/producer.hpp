@@ -134,11 +134,12 @@ class producer {
   error_report begin_transaction();
 
   // Adds the consumed offsets to the open transaction, fenced by the group's
-  // generation (KIP-447). `offsets` are the NEXT offsets to consume.
+  // generation (KIP-447). `offsets` are the NEXT offsets to consume; each
+  // is committed with `metadata` (the plan lineage, engine/lineage.hpp).
   // Completion: co_return error_report; retriable → call again, abortable →
   //   abort. Pool → awaiting coroutine's executor. Not cancellable.
   boost::asio::awaitable<error_report> async_send_offsets_to_transaction(
-      std::vector<partition_offset> offsets, group_metadata_ptr group);
+      std::vector<partition_offset> offsets, group_metadata_ptr group, std::string metadata = {});
 
   // Flushes outstanding records and commits. In librdkafka's event mode a
   // record stays outstanding until its delivery report has been polled, so

@@ -3,6 +3,8 @@
 
 #include "kafka/topic_partition.hpp"
 
+#include <algorithm>
+
 namespace streamt::kafka {
 
 partition_list_ptr to_list(const std::vector<topic_partition>& partitions) {
@@ -19,6 +21,13 @@ partition_list_ptr to_list(const std::vector<partition_offset>& offsets) {
         ->offset = po.offset;
   }
   return list;
+}
+
+void set_commit_metadata(rd_kafka_t* rk, rd_kafka_topic_partition_t& p, std::string_view metadata) {
+  if (metadata.empty()) return;
+  p.metadata = rd_kafka_mem_malloc(rk, metadata.size());
+  std::copy(metadata.begin(), metadata.end(), static_cast<char*>(p.metadata));
+  p.metadata_size = metadata.size();
 }
 
 std::vector<topic_partition> partitions_of(const rd_kafka_topic_partition_list_t* list) {

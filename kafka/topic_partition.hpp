@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace streamt::kafka {
@@ -47,6 +48,9 @@ struct watermarks {
 };
 
 partition_list_ptr to_list(const std::vector<topic_partition>& partitions);
+// Gives `p` a copy of `metadata` as its offset commit's metadata, allocated
+// the way librdkafka frees it with the list (an empty one: none).
+void set_commit_metadata(rd_kafka_t* rk, rd_kafka_topic_partition_t& p, std::string_view metadata);
 partition_list_ptr to_list(const std::vector<partition_offset>& offsets);
 std::vector<topic_partition> partitions_of(const rd_kafka_topic_partition_list_t* list);
 std::vector<committed_offset> committed_of(const rd_kafka_topic_partition_list_t* list);

@@ -39,12 +39,16 @@ check_eq "committed offset after the stop" 1 "$(committed_offset "$app" "$src" 0
 
 echo "== streamt offsets shows the group: stopped, at the record, 3 behind"
 expect_rc show 0 "Empty, 0 members" offsets "$app"
-grep -qE "^$src +0 +1 +4 +3  -$" "$work/show.out" || fail "offsets: no row '$src 0 1 4 3 -'"
+# The commit's metadata is the plan lineage: the plan that committed the
+# offset (shortened as the log shows it) and the instance that ran it.
+digest=$("$STREAMT_BINARY" check "$work/plan.json" | awk '/^digest:/ { print $2 }')
+grep -qE "^$src +0 +1 +4 +3  ${digest:0:19}  [^ ]+$" "$work/show.out" ||
+  fail "offsets: no row '$src 0 1 4 3 ${digest:0:19} INSTANCE'"
 checks_passed=$((checks_passed + 1))
 offsets "$app" --format json >"$work/show.json"
-check_eq "offsets --format json" "Empty 0 $src 0 1 4 3" \
+check_eq "offsets --format json" "Empty 0 $src 0 1 4 3 $digest" \
   "$(python3 -c 'import json,sys; d=json.load(sys.stdin); p=d["partitions"][0]
-print(d["state"], d["members"], p["topic"], p["partition"], p["committed"], p["end"], p["lag"])' <"$work/show.json")"
+print(d["state"], d["members"], p["topic"], p["partition"], p["committed"], p["end"], p["lag"], p["plan"])' <"$work/show.json")"
 
 echo "== skip refuses what would lose or repeat a record, and changes nothing"
 expect_rc not-committed 78 "is 1, not 2" offsets skip "$app" "$src/0@2"
@@ -55,6 +59,8 @@ check_eq "committed offset after the refusals" 1 "$(committed_offset "$app" "$sr
 echo "== skip moves the stopped group past the record"
 expect_rc skip 0 "$src/0 moved from 1 to 2" offsets skip "$app" "$src/0@1"
 check_eq "committed offset after skip" 2 "$(committed_offset "$app" "$src" 0)"
+check_eq "skip keeps the lineage" "$digest" \
+  "$(offsets "$app" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitions"][0]["plan"])')"
 
 echo "== the restart processes the records after it, never the record"
 start_engine second "$work/plan.json" "$work/state" --commit-interval-ms 200

@@ -5,6 +5,7 @@
 // a stopped group past one poisoned record (contract §6, operations.md).
 // The operator's answer to exit 65 without Kafka's Java tools.
 
+#include "engine/lineage.hpp"
 #include "kafka/group_admin.hpp"
 #include "tools/streamt/cli.hpp"
 
@@ -148,6 +149,11 @@ int show(const kafka::group_admin& admin, const std::string& group, const argume
       o["committed"] = r.committed ? boost::json::value(*r.committed) : nullptr;
       o["end"] = r.end ? boost::json::value(*r.end) : nullptr;
       o["lag"] = lag(r) ? boost::json::value(*lag(r)) : nullptr;
+      // Which plan committed this offset, and which instance ran it (the
+      // lineage engine/lineage.hpp writes); null for metadata not ours.
+      const std::optional<engine::lineage> l = engine::from_commit_metadata(r.metadata);
+      o["plan"] = l ? boost::json::value(l->plan_digest) : nullptr;
+      o["instance"] = l ? boost::json::value(l->instance) : nullptr;
       o["metadata"] = r.metadata;
       parts.push_back(std::move(o));
     }
@@ -169,12 +175,19 @@ int show(const kafka::group_admin& admin, const std::string& group, const argume
   };
   std::ostringstream os;
   os << std::left << std::setw(static_cast<int>(width)) << "TOPIC"
-     << "  PARTITION  COMMITTED        END        LAG  METADATA\n";
+     << "  PARTITION  COMMITTED        END        LAG  PLAN                 INSTANCE\n";
   for (const auto& [_, r] : rows) {
     os << std::left << std::setw(static_cast<int>(width)) << r.partition.topic << std::right << "  "
        << std::setw(9) << r.partition.partition << "  " << std::setw(9) << cell(r.committed) << "  "
-       << std::setw(9) << cell(r.end) << "  " << std::setw(9) << cell(lag(r)) << "  "
-       << (r.metadata.empty() ? "-" : r.metadata) << '\n';
+       << std::setw(9) << cell(r.end) << "  " << std::setw(9) << cell(lag(r)) << "  ";
+    // The plan shortened as the log shows it (--format json has it whole);
+    // metadata that is not a streamt lineage is shown as it is.
+    if (const std::optional<engine::lineage> l = engine::from_commit_metadata(r.metadata))
+      os << std::left << std::setw(19) << l->plan_digest.substr(0, std::string_view("sha256:").size() + 12)
+         << "  " << (l->instance.empty() ? "-" : l->instance);
+    else
+      os << (r.metadata.empty() ? "-" : "(other metadata) " + r.metadata);
+    os << '\n';
   }
   std::cout << os.str();
   return 0;
