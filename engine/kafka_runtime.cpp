@@ -357,6 +357,7 @@ class runtime {
   // this caps only for a topic whose limit was lowered. A limit the brokers
   // do not tell (no DescribeConfigs ACL) leaves the producer as it is.
   asio::awaitable<std::optional<std::int64_t>> batch_size_cap(const kafka::settings& producer_settings) {
+    if (!options_.cap_batches_to_topic_limits) co_return std::nullopt;
     std::vector<std::string> topics{plan_.identity.sink_topic};
     if (plan_.identity.on_invalid == plan::on_invalid::dead_letter)
       topics.push_back(plan_.identity.dead_letter_topic);

@@ -68,6 +68,13 @@ struct run_options {
   // them (no LeaveGroup) until that timeout. For StatefulSets, each replica
   // with a state directory of its own (docs/operations.md).
   bool static_membership = false;
+  // Read the max.message.bytes of the sink and dead-letter topics at start
+  // (DescribeConfigs, up to 5 s) and cap the producer's batch.size to it,
+  // so that an output too large for the topic is found alone in its batch
+  // (contract §5). Off: librdkafka's batch.size as configured, for a
+  // cluster that answers no DescribeConfigs (librdkafka's mock cluster
+  // waits out the 5 s at every start; test/unit/mock turns it off).
+  bool cap_batches_to_topic_limits = true;
   // How long the brokers may take to answer at start-up (until partitions are
   // first taken). A running engine waits for them up to stall_timeout.
   std::chrono::milliseconds connect_timeout{30000};

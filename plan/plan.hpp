@@ -143,12 +143,21 @@ struct identity {
   friend bool operator==(const identity&, const identity&) = default;
 };
 
+// How many predecessors a plan names at most: enough for any history of
+// updates a person reviews, small enough that the list stays readable.
+inline constexpr std::size_t max_supersedes = 64;
+
 struct plan {
   int version = plan_version;
   streamt::plan::identity identity;
   streamt::plan::schema schema;
   std::vector<condition> predicate;  // AND of all; empty means every record passes
   std::vector<projection_item> projection;
+  // The plans this one succeeds on its application id, by digest, the one it
+  // directly replaces first (`streamt compile --supersedes OLD`), then that
+  // one's own predecessors, at most max_supersedes. Part of the digest: a
+  // reviewer sees what a plan may take over from.
+  std::vector<std::string> supersedes;
   friend bool operator==(const plan&, const plan&) = default;
 };
 

@@ -97,6 +97,13 @@ boost::json::object plan_to_json(const plan& p) {
     proj.emplace_back(std::move(o));
   }
   root["projection"] = std::move(proj);
+  // Written only when there is one, so that every plan compiled before
+  // succession existed keeps its digest.
+  if (!p.supersedes.empty()) {
+    boost::json::array before;
+    for (const std::string& d : p.supersedes) before.emplace_back(boost::json::string(d));
+    root["supersedes"] = std::move(before);
+  }
   return root;
 }
 
@@ -424,6 +431,38 @@ result<std::vector<projection_item>> load_projection(const boost::json::object& 
   return out;
 }
 
+// "supersedes": absent (no predecessor), or 1 to max_supersedes distinct
+// digests. An empty array is refused rather than read as absent: the two
+// would have different digests for one meaning.
+result<std::vector<std::string>> load_supersedes(const boost::json::object& root) {
+  const std::string path = "$.supersedes";
+  const boost::json::value* v = root.if_contains("supersedes");
+  if (!v) return std::vector<std::string>{};
+  const std::string rule = "a JSON array of 1 to " + std::to_string(max_supersedes) +
+                           " distinct plan digests (\"sha256:\" and 64 lowercase hex digits), as written by "
+                           "`streamt compile --supersedes`";
+  if (!v->is_array())
+    return error(ph, "wrong_type", path, "is " + std::string(detail::kind_name(*v)) + "; it must be " + rule);
+  const boost::json::array& a = v->get_array();
+  if (a.empty() || a.size() > max_supersedes)
+    return error(ph, "invalid_supersedes", path,
+                 "holds " + std::to_string(a.size()) + " digests; it must be " + rule);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string item = detail::path_index(path, i);
+    if (!a[i].is_string() || !is_well_formed_digest(a[i].get_string()))
+      return error(ph, "malformed_digest", item, "is not a plan digest; it must be " + rule);
+    std::string d(a[i].get_string());
+    for (std::size_t j = 0; j < out.size(); ++j)
+      if (out[j] == d)
+        return error(
+            ph, "duplicate_supersedes", item,
+            quote(d) + " is already named at " + detail::path_index(path, j) + "; it must be " + rule);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string canonical_json(const plan& p) {
@@ -457,9 +496,10 @@ result<plan> load_plan(std::string_view json_text) {
   p.version = *version;
 
   diagnostic d;
-  if (detail::find_unknown_member(root, "$",
-                                  {"plan_version", "identity", "schema", "predicate", "projection", "digest"},
-                                  "a plan", ph, d))
+  if (detail::find_unknown_member(
+          root, "$",
+          {"plan_version", "identity", "schema", "predicate", "projection", "supersedes", "digest"}, "a plan",
+          ph, d))
     return d;
   // The digest is compared last, but a plan without one is refused before
   // the rest is read: it was not written by `streamt compile`.
@@ -499,6 +539,10 @@ result<plan> load_plan(std::string_view json_text) {
   auto proj = load_projection(root, p.schema);
   if (!proj) return proj.error();
   p.projection = std::move(*proj);
+
+  auto before = load_supersedes(root);
+  if (!before) return before.error();
+  p.supersedes = std::move(*before);
 
   if (!digest_value->is_string())
     return error(ph, "malformed_digest", "$.digest",

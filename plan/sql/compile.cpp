@@ -87,6 +87,7 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
   p.schema = source;
   p.predicate = std::move(bound->predicate);
   p.projection = std::move(bound->projection);
+  p.supersedes = options.supersedes;
   return p;
 }
 

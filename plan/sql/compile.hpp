@@ -11,6 +11,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace streamt::plan {
 
@@ -19,6 +20,8 @@ struct compile_options {
   std::string sink_topic;
   streamt::plan::on_invalid on_invalid = streamt::plan::on_invalid::fail;
   std::string dead_letter_topic{};  // with on_invalid dead_letter
+  // The plans the new one succeeds, nearest first (plan::plan::supersedes).
+  std::vector<std::string> supersedes{};
 };
 
 // SQL text longer than this is refused (sql_too_large) before it is lexed, so

@@ -46,7 +46,14 @@ int cmd_check(std::span<char* const> args) {
             << "operators:      ";
   for (std::size_t i = 0; i < p->identity.operators.size(); ++i)
     std::cout << (i ? ", " : "") << p->identity.operators[i];
-  std::cout << '\n' << "digest:         " << plan::digest(*p) << '\n';
+  std::cout << '\n';
+  if (!p->supersedes.empty())
+    std::cout << "supersedes:     " << p->supersedes.front()
+              << (p->supersedes.size() > 1
+                      ? " (and " + std::to_string(p->supersedes.size() - 1) + " before it)"
+                      : std::string())
+              << '\n';
+  std::cout << "digest:         " << plan::digest(*p) << '\n';
   return 0;
 }
 

@@ -18,7 +18,7 @@ namespace {
 constexpr std::string_view help =
     "usage: streamt compile --schema FILE --application-id ID --sink-topic TOPIC\n"
     "                       [--on-invalid fail|dead-letter --dead-letter-topic TOPIC]\n"
-    "                       [--output FILE] [SQL_FILE | -]\n"
+    "                       [--supersedes OLD_PLAN] [--output FILE] [SQL_FILE | -]\n"
     "\n"
     "Compile one SELECT statement of the streamt SQL subset against an explicit\n"
     "source schema into a plan (JSON), written to stdout or atomically to --output.\n"
@@ -32,6 +32,10 @@ constexpr std::string_view help =
     "                         unchanged to --dead-letter-topic, in the same\n"
     "                         transaction as the outputs, and go on)\n"
     "  --dead-letter-topic T  the topic of invalid records (with dead-letter)\n"
+    "  --supersedes OLD_PLAN  the new plan succeeds OLD_PLAN (same application id,\n"
+    "                         source and sink): it records OLD_PLAN's digest and\n"
+    "                         OLD_PLAN's own predecessors, so that a fleet can\n"
+    "                         tell an update from an unrelated plan\n"
     "  --output FILE          write the plan here instead of stdout\n"
     "\n"
     "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written); 2 usage;\n"
@@ -39,10 +43,10 @@ constexpr std::string_view help =
 }  // namespace
 
 int cmd_compile(std::span<char* const> args) {
-  option_spec spec{
-      {"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid", "--dead-letter-topic"},
-      {"--help"},
-      {}};
+  option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid",
+                    "--dead-letter-topic", "--supersedes"},
+                   {"--help"},
+                   {}};
   arguments a;
   if (auto err = parse(args, spec, a)) return usage_error("compile", *err);
   if (a.has("--help")) {
@@ -90,6 +94,32 @@ int cmd_compile(std::span<char* const> args) {
   if (options.on_invalid == plan::on_invalid::fail && dead_letter_topic)
     return usage_error("compile", "--dead-letter-topic is used only with --on-invalid dead-letter");
   options.dead_letter_topic = dead_letter_topic.value_or("");
+  if (std::optional<std::string> old_path = a.get("--supersedes")) {
+    engine::exit_code code{};
+    std::optional<plan::plan> old = load_plan_file("compile", *old_path, code);
+    if (!old) return engine::to_int(code);
+    // Offsets mean something only on the same group and source, and a
+    // successor writing elsewhere would leave the old sink half-written.
+    const auto differs = [&](std::string_view what, const std::string& theirs, const std::string& ours) {
+      std::cerr << "streamt compile: --supersedes " << *old_path << ": its " << what << " is '" << theirs
+                << "', this plan's '" << ours
+                << "'; a plan succeeds one on the same application id, source and sink topics only "
+                   "(a new application id starts a new application instead)\n";
+      return engine::to_int(engine::exit_code::rejected);
+    };
+    if (old->identity.application_id != options.application_id)
+      return differs("application id", old->identity.application_id, options.application_id);
+    if (old->identity.source_topic != schema->topic)
+      return differs("source topic", old->identity.source_topic, schema->topic);
+    if (old->identity.sink_topic != options.sink_topic)
+      return differs("sink topic", old->identity.sink_topic, options.sink_topic);
+    // The old plan first, then its predecessors, the oldest dropped past
+    // the bound (it is still named by the plans in between).
+    options.supersedes.push_back(plan::digest(*old));
+    for (const std::string& d : old->supersedes)
+      if (options.supersedes.size() < plan::max_supersedes && d != options.supersedes.front())
+        options.supersedes.push_back(d);
+  }
   result<plan::plan> compiled = plan::compile(*sql, *schema, options);
   if (!compiled) {
     print_diagnostic("compile", sql_path == "-" ? "<stdin>" : sql_path, compiled.error(), *sql);

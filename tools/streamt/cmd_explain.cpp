@@ -106,6 +106,9 @@ int cmd_explain(std::span<char* const> args) {
   else
     os << "invalid stops the run at the record, exit 65, the records before it committed (on_invalid: "
           "fail)\n";
+  for (std::size_t i = 0; i < p->supersedes.size(); ++i)
+    os << (i ? "             " : "succeeds   ") << p->supersedes[i]
+       << (i ? "" : " (the plan it replaces; then that plan's predecessors)") << '\n';
   std::cout << os.str();
   return 0;
 }

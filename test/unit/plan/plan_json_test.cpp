@@ -160,6 +160,17 @@ BOOST_AUTO_TEST_CASE(a_dead_letter_policy_is_part_of_the_identity_and_the_digest
   check_round_trip(dead);
 }
 
+BOOST_AUTO_TEST_CASE(the_plans_a_plan_supersedes_are_written_last_and_change_its_digest) {
+  plan next = sample_plan();
+  next.supersedes = {"sha256:" + std::string(64, 'b'), "sha256:" + std::string(64, 'a')};
+  BOOST_TEST(canonical_json(sample_plan()).find("supersedes") == std::string::npos);
+  const std::string text = canonical_json(next);
+  BOOST_TEST(text.find(R"("supersedes":["sha256:bbbb)") != std::string::npos, text);
+  BOOST_TEST(text.find(R"("projection")") < text.find(R"("supersedes")"));
+  BOOST_TEST(digest(next) != digest(sample_plan()));
+  check_round_trip(next);
+}
+
 BOOST_AUTO_TEST_CASE(a_dead_letter_policy_needs_a_topic_of_its_own) {
   // Edited by hand from a written plan; each is refused before the digest.
   auto refused = [](const std::string& from, const std::string& to) {
