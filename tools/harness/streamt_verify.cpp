@@ -20,6 +20,9 @@
 // keep is false for every SEQ % 4 == 3, so the filter drops a quarter.
 // Records of an aborted upstream transaction have id "ABORTED-..." and
 // seq -1: any of them in the output is an aborted read.
+// With --bad-every N, sequences N-1, 2N-1, ... of every partition are
+// invalid for the harness's plan instead (bad_value): a plan compiled with
+// --on-invalid dead-letter writes them to its dead-letter topic.
 
 #include <librdkafka/rdkafka.h>
 
@@ -55,6 +58,53 @@ constexpr int exit_kafka = 3;
 }
 
 bool keep_of(std::int64_t seq) { return seq % 4 != 3; }
+
+// --bad-every N: the Nth sequence of every partition, and every Nth after it.
+bool bad_of(std::int64_t seq, std::int64_t every) {
+  return every > 0 && seq >= 0 && seq % every == every - 1;
+}
+
+// A value the harness's plan (id STRING, p BIGINT, seq BIGINT, keep BOOLEAN,
+// pad STRING, no other member) must refuse, in five ways taken in turn.
+// Every one starts with {"id":"bad-p<P>-s<SEQ>", so the checker knows it
+// whether or not the rest parses (bad_id).
+std::string bad_value(int p, std::int64_t seq, std::int64_t every, std::size_t pad) {
+  const std::string s = std::to_string(seq);
+  const std::string head = "{\"id\":\"bad-p" + std::to_string(p) + "-s" + s + "\",\"p\":" + std::to_string(p);
+  const std::string padding = ",\"pad\":\"" + std::string(pad, 'x') + "\"";
+  switch ((seq / every + p) % 5) {
+    case 0:  // wrong_type: seq as a string
+      return head + ",\"seq\":\"" + s + "\",\"keep\":true" + padding + "}";
+    case 1:  // malformed JSON: the object never ends
+      return head + ",\"seq\":" + s + ",\"keep\":true" + padding;
+    case 2:  // missing_column: no keep
+      return head + ",\"seq\":" + s + padding + "}";
+    case 3:  // wrong_type: keep as a number
+      return head + ",\"seq\":" + s + ",\"keep\":1" + padding + "}";
+    default:  // unknown_field: a member the schema does not declare
+      return head + ",\"seq\":" + s + ",\"keep\":true" + padding + ",\"extra\":null}";
+  }
+}
+
+// The (partition, sequence) a bad_value names, read from its fixed prefix.
+std::optional<std::pair<std::int64_t, std::int64_t>> bad_id(const std::string& v) {
+  static const std::string prefix = "{\"id\":\"bad-p";
+  if (v.rfind(prefix, 0) != 0) return std::nullopt;
+  std::size_t at = prefix.size();
+  auto number = [&](char end) -> std::optional<std::int64_t> {
+    std::int64_t n = 0;
+    const std::size_t first = at;
+    while (at < v.size() && v[at] >= '0' && v[at] <= '9' && at - first < 18) n = n * 10 + (v[at++] - '0');
+    if (at == first || at >= v.size() || v[at] != end) return std::nullopt;
+    ++at;
+    return n;
+  };
+  const auto p = number('-');
+  if (!p || at >= v.size() || v[at++] != 's') return std::nullopt;
+  const auto seq = number('"');
+  if (!seq) return std::nullopt;
+  return std::pair{*p, *seq};
+}
 
 struct args {
   std::map<std::string, std::string> values;
@@ -197,6 +247,8 @@ int cmd_seed(const args& a) {
   const std::string txn_id = a.get("transactional-id", "");
   const std::int64_t txn_size = a.num("txn-size", 10);
   const std::int64_t abort_every = a.num("abort-every", 0);  // every Nth transaction is aborted
+  const std::int64_t bad_every = a.num("bad-every", 0);      // every Nth sequence is invalid
+  if (bad_every < 0 || bad_every == 1) die(exit_usage, "--bad-every needs 0 (none) or at least 2");
   std::vector<std::pair<std::string, std::string>> settings{
       {"enable.idempotence", "true"}, {"acks", "all"}, {"message.timeout.ms", "300000"}, {"linger.ms", "5"}};
   // A transactional producer needs message.timeout.ms <= transaction.timeout.ms.
@@ -207,7 +259,7 @@ int cmd_seed(const args& a) {
       a.has("partitions") ? static_cast<int>(a.num("partitions")) : partition_count(rk.get(), topic);
   if (!txn_id.empty()) check_error(rd_kafka_init_transactions(rk.get(), 60000), "init_transactions");
 
-  std::int64_t aborted_records = 0, produced = 0, txn_index = 0, marker = 0;
+  std::int64_t aborted_records = 0, produced = 0, txn_index = 0, marker = 0, bad_records = 0;
   const auto started = steady_clock::now();
   auto produce = [&](int p, const std::string& value) {
     const std::string key = "k" + std::to_string(p);
@@ -253,8 +305,15 @@ int cmd_seed(const args& a) {
   };
   for (std::int64_t seq = from; seq < from + count && !stop_requested; ++seq) {
     begin_if_needed();
-    for (int p = 0; p < partitions; ++p)
-      produce(p, record_value(p, seq, p == 0 && seq == big_seq ? big_pad : pad, false, 0));
+    for (int p = 0; p < partitions; ++p) {
+      const std::size_t n = p == 0 && seq == big_seq ? big_pad : pad;
+      if (bad_of(seq, bad_every)) {
+        produce(p, bad_value(p, seq, bad_every, n));
+        ++bad_records;
+      } else {
+        produce(p, record_value(p, seq, n, false, 0));
+      }
+    }
     if (!txn_id.empty() && ++in_txn == txn_size) {
       check_error(rd_kafka_commit_transaction(rk.get(), 60000), "commit_transaction");
       in_txn = 0;
@@ -270,7 +329,8 @@ int cmd_seed(const args& a) {
                    {"from", from},
                    {"count", count},
                    {"records", produced - aborted_records},
-                   {"aborted_records", aborted_records}};
+                   {"aborted_records", aborted_records},
+                   {"bad_records", bad_records}};
   std::cout << json::serialize(out) << std::endl;
   return 0;
 }
@@ -306,7 +366,14 @@ struct record {
   int partition;
   std::int64_t offset;
   std::string value;
+  std::optional<std::string> key;
+  std::vector<std::pair<std::string, std::optional<std::string>>> headers;  // in order; nullopt: null value
 };
+
+std::optional<std::string> bytes_of(const void* data, std::size_t size) {
+  if (!data) return std::nullopt;
+  return std::string(static_cast<const char*>(data), size);
+}
 
 // Everything in TOPIC from the log start to its end (read_committed: the last
 // stable offset), ordered by partition then offset.
@@ -334,8 +401,17 @@ std::vector<record> read_all(const std::string& bootstrap, const std::string& to
       continue;
     }
     at_end.erase(m->partition);
-    out.push_back({m->partition, m->offset,
-                   m->payload ? std::string(static_cast<const char*>(m->payload), m->len) : std::string()});
+    record r{
+        m->partition, m->offset, bytes_of(m->payload, m->len).value_or(""), bytes_of(m->key, m->key_len), {}};
+    rd_kafka_headers_t* hdrs = nullptr;
+    if (rd_kafka_message_headers(m.get(), &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      const char* name = nullptr;
+      const void* value = nullptr;
+      std::size_t size = 0;
+      for (std::size_t i = 0; !rd_kafka_header_get_all(hdrs, i, &name, &value, &size); ++i)
+        r.headers.emplace_back(name, bytes_of(value, size));
+    }
+    out.push_back(std::move(r));
   }
   rd_kafka_consumer_close(rk.get());
   std::stable_sort(out.begin(), out.end(), [](const record& x, const record& y) {
@@ -533,6 +609,12 @@ int cmd_check(const args& a) {
   const std::string input = a.get("input"), output = a.get("output"), group = a.get("group");
   const std::int64_t timeout = a.num("timeout-ms", 60000);
   const std::map<int, std::int64_t> seeded = parse_seeded(a.get("seeded"));
+  // --bad-every N: the seeder's bad records, which the output must never
+  // hold; with --dead-letter-topic each must be there exactly once.
+  const std::int64_t bad_every = a.num("bad-every", 0);
+  const std::string dead_letter = a.get("dead-letter-topic", "");
+  if (bad_every < 0 || bad_every == 1) die(exit_usage, "--bad-every needs 0 (none) or at least 2");
+  if (!dead_letter.empty() && bad_every == 0) die(exit_usage, "--dead-letter-topic needs --bad-every");
 
   // The input as a read_committed reader sees it: the sequences present, in
   // order, and the last offset holding a committed record.
@@ -540,8 +622,18 @@ int cmd_check(const args& a) {
   std::int64_t input_aborted = 0, input_bad = 0;
   std::map<int, std::int64_t> input_next_seq;
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> input_offset;  // (p, seq) -> offset
-  for (const record& r : read_all(bootstrap, input, "read_committed", timeout)) {
+  std::map<std::pair<std::int64_t, std::int64_t>, record> bad_input;           // (p, seq) -> the record
+  for (record& r : read_all(bootstrap, input, "read_committed", timeout)) {
     last_data_offset[r.partition] = r.offset;
+    if (const auto bad = bad_id(r.value); bad && bad_every > 0) {
+      // A bad record where the seeder puts one, in its partition, in order.
+      const auto [p, seq] = *bad;
+      if (p != r.partition || !bad_of(seq, bad_every) || seq < input_next_seq[r.partition]) ++input_bad;
+      input_next_seq[r.partition] = seq + 1;
+      input_offset[{p, seq}] = r.offset;
+      bad_input[{p, seq}] = std::move(r);
+      continue;
+    }
     parsed v = parse_record(r.value);
     if (!v.ok || v.p != r.partition) {
       ++input_bad;
@@ -552,7 +644,7 @@ int cmd_check(const args& a) {
       continue;
     }
     // Present input sequences must rise; gaps are records deleted (retention).
-    if (v.seq < input_next_seq[r.partition]) ++input_bad;
+    if (v.seq < input_next_seq[r.partition] || bad_of(v.seq, bad_every)) ++input_bad;
     input_next_seq[r.partition] = v.seq + 1;
     input_offset[{v.p, v.seq}] = r.offset;
   }
@@ -572,9 +664,13 @@ int cmd_check(const args& a) {
   std::map<std::int64_t, std::int64_t> last_seq;              // per input partition, in output order
   std::map<std::int64_t, std::set<int>> landed_in;            // input partition -> output partitions
   std::int64_t duplicated = 0, out_of_order = 0, aborted_reads = 0, foreign = 0, filtered_leaked = 0,
-               total = 0, past_committed = 0;
+               total = 0, past_committed = 0, bad_in_output = 0;
   for (const record& r : read_all(bootstrap, output, "read_committed", timeout)) {
     ++total;
+    if (bad_id(r.value)) {  // the projection of a bad record: it passed as valid
+      ++bad_in_output;
+      continue;
+    }
     parsed v = parse_record(r.value);
     if (!v.ok) {
       ++foreign;
@@ -601,7 +697,7 @@ int cmd_check(const args& a) {
   for (const auto& [p, n] : seeded) {
     std::vector<std::int64_t> missing;
     for (std::int64_t s = 0; s < n; ++s) {
-      if (!keep_of(s) || (upto_committed && beyond_committed(p, s))) continue;
+      if (!keep_of(s) || bad_of(s, bad_every) || (upto_committed && beyond_committed(p, s))) continue;
       ++expected;
       if (!seen.count({p, s})) missing.push_back(s);
     }
@@ -616,6 +712,87 @@ int cmd_check(const args& a) {
   std::int64_t split = 0;
   for (const auto& [p, parts] : landed_in)
     if (parts.size() > 1) ++split;
+
+  // The dead-letter topic: each bad record exactly once, as it was in the
+  // input (key and value bytes), its streamt.source.* headers naming its
+  // input position; nothing else.
+  json::object dead;
+  bool dead_ok = true;
+  if (!dead_letter.empty()) {
+    std::map<std::pair<std::int64_t, std::int64_t>, int> dead_seen;
+    std::int64_t dead_total = 0, dead_duplicated = 0, dead_unexpected = 0, dead_mismatched = 0,
+                 dead_past_committed = 0;
+    json::array mismatches;  // the first few, to say what differed
+    json::object codes;      // streamt.error.code -> records
+    for (const record& d : read_all(bootstrap, dead_letter, "read_committed", timeout)) {
+      ++dead_total;
+      const auto bad = bad_id(d.value);
+      const auto in = bad ? bad_input.find(*bad) : bad_input.end();
+      if (in == bad_input.end()) {  // a good record dead-lettered, or a bad one never seeded
+        ++dead_unexpected;
+        continue;
+      }
+      if (upto_committed && beyond_committed(bad->first, bad->second)) ++dead_past_committed;
+      if (++dead_seen[*bad] > 1) ++dead_duplicated;
+      auto header = [&](const std::string& name) -> std::optional<std::string> {
+        for (const auto& [k, v] : d.headers)
+          if (k == name) return v;
+        return std::nullopt;
+      };
+      const std::string where =
+          std::to_string(in->second.partition) + "@" + std::to_string(in->second.offset);
+      std::vector<std::string> wrong;
+      if (header("streamt.source.topic") != input) wrong.push_back("streamt.source.topic");
+      if (header("streamt.source.partition") != std::to_string(in->second.partition))
+        wrong.push_back("streamt.source.partition");
+      if (header("streamt.source.offset") != std::to_string(in->second.offset))
+        wrong.push_back("streamt.source.offset");
+      if (d.value != in->second.value) wrong.push_back("value");
+      if (d.key != in->second.key) wrong.push_back("key");
+      const std::string code = header("streamt.error.code").value_or("");
+      if (code.empty()) wrong.push_back("streamt.error.code");
+      const std::string code_key = code.empty() ? "(none)" : code;
+      const json::value* counted = codes.if_contains(code_key);
+      codes[code_key] = (counted ? counted->as_int64() : 0) + 1;
+      if (!wrong.empty()) {
+        ++dead_mismatched;
+        if (mismatches.size() < 5) {
+          std::string what = where + ":";
+          for (const auto& w : wrong) what += " " + w;
+          mismatches.push_back(json::string(what));
+        }
+      }
+    }
+    std::int64_t dead_expected = 0, dead_lost = 0;
+    json::object dead_lost_seqs;
+    for (const auto& [p, n] : seeded) {
+      std::vector<std::int64_t> missing;
+      for (std::int64_t s = 0; s < n; ++s) {
+        if (!bad_of(s, bad_every) || (upto_committed && beyond_committed(p, s))) continue;
+        ++dead_expected;
+        if (!dead_seen.count({p, s})) missing.push_back(s);
+      }
+      dead_lost += static_cast<std::int64_t>(missing.size());
+      if (!missing.empty()) dead_lost_seqs[std::to_string(p)] = ranges(missing);
+    }
+    json::array dead_open;
+    for (const auto& [p, m] : query_marks(bootstrap, dead_letter, ""))
+      if (m.stable != m.high)
+        dead_open.push_back(json::object{{"partition", p}, {"stable", m.stable}, {"end", m.high}});
+    dead_ok = dead_lost == 0 && dead_duplicated == 0 && dead_unexpected == 0 && dead_mismatched == 0 &&
+              dead_past_committed == 0 && dead_open.empty();
+    dead = json::object{{"dead_letter_expected", dead_expected},
+                        {"dead_letter_records", dead_total},
+                        {"dead_letter_lost", dead_lost},
+                        {"dead_letter_lost_seqs", dead_lost_seqs},
+                        {"dead_letter_duplicated", dead_duplicated},
+                        {"dead_letter_unexpected", dead_unexpected},
+                        {"dead_letter_mismatched", dead_mismatched},
+                        {"dead_letter_mismatches", mismatches},
+                        {"dead_letter_past_committed", dead_past_committed},
+                        {"dead_letter_codes", codes},
+                        {"dead_letter_open_transactions", dead_open}};
+  }
 
   // Offsets: the group's committed offset per input partition must be past
   // the last committed record and not past the end (a trailing control
@@ -643,7 +820,8 @@ int cmd_check(const args& a) {
 
   const bool ok = lost == 0 && duplicated == 0 && out_of_order == 0 && aborted_reads == 0 && foreign == 0 &&
                   filtered_leaked == 0 && unexpected == 0 && past_committed == 0 && split == 0 &&
-                  input_aborted == 0 && input_bad == 0 && offsets_ok && open.empty();
+                  bad_in_output == 0 && input_aborted == 0 && input_bad == 0 && offsets_ok && open.empty() &&
+                  dead_ok;
   json::object out{{"ok", ok},
                    {"expected", expected},
                    {"output_records", total},
@@ -662,6 +840,8 @@ int cmd_check(const args& a) {
                    {"offsets_ok", offsets_ok},
                    {"offsets", offsets},
                    {"open_transactions", open}};
+  if (bad_every > 0) out["bad_in_output"] = bad_in_output;
+  for (const auto& [k, v] : dead) out[k] = v;
   std::cout << json::serialize(out) << std::endl;
   return ok ? 0 : exit_failed_check;
 }
@@ -790,10 +970,11 @@ void usage(std::FILE* f) {
   std::fputs(
       "usage: streamt-verify COMMAND --bootstrap-servers HOSTS [options]\n"
       "  seed --topic T --count N [--from S] [--rate R] [--pad N] [--big-seq S --big-pad N]\n"
-      "       [--transactional-id ID --txn-size K --abort-every M]\n"
+      "       [--transactional-id ID --txn-size K --abort-every M] [--bad-every N]\n"
       "  watch --topic T --output FILE            (until SIGTERM)\n"
       "  check --input T --output T2 --group G --seeded P=N,... [--timeout-ms MS]\n"
       "        [--upto-committed true]   (the engine stopped early: expect only what it committed)\n"
+      "        [--bad-every N [--dead-letter-topic T]]   (bad records seeded; each in T once)\n"
       "  offsets --topic T [--group G]\n"
       "  delete-records --topic T --partition P --before OFFSET\n"
       "  create-topic --topic T --partitions N [--config k=v,...]\n"
