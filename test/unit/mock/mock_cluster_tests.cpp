@@ -330,6 +330,8 @@ struct run_params {
   // Ask for the graceful stop when the engine logs a line holding this
   // (posted, as a signal would arrive), instead of from on_commit.
   std::string stop_when_logged = {};
+  // Changes to orders_plan() (a dead-letter topic).
+  std::function<void(plan::plan&)> adjust_plan = {};
 };
 
 run_outcome run_engine(mock_cluster& cluster, const std::string& state_dir,
@@ -370,7 +372,9 @@ run_outcome run_engine(mock_cluster& cluster, const std::string& state_dir,
       });
     });
 
-  asio::co_spawn(io, engine::async_run(orders_plan(), std::move(o)),
+  plan::plan p = orders_plan();
+  if (params.adjust_plan) params.adjust_plan(p);
+  asio::co_spawn(io, engine::async_run(std::move(p), std::move(o)),
                  asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr e, engine::run_report r) {
                    crashed = e;
                    if (!e) report = std::move(r);
@@ -1007,4 +1011,54 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST(commit->at("duration_ms").is_int64(), boost::json::serialize(*commit));
   BOOST_TEST(commit->at("consumed").to_number<std::uint64_t>() == 1u, boost::json::serialize(*commit));
   BOOST_TEST(commit->at("emitted").to_number<std::uint64_t>() == 1u, boost::json::serialize(*commit));
+}
+
+BOOST_AUTO_TEST_CASE(in_json_a_dead_letter_line_names_the_record_and_a_clean_stop_carries_the_counts) {
+  mock_cluster cluster(1);
+  constexpr const char* dead_letter_topic = "orders-dlq";
+  BOOST_TEST_REQUIRE(rd_kafka_mock_topic_create(cluster.get(), dead_letter_topic, 1, 1) ==
+                     RD_KAFKA_RESP_ERR_NO_ERROR);
+  cluster.seed({{"a", R"({"id":"a","amount":120})"},
+                {"b", R"({"id":"b","amount":"90"})"},
+                {"c", R"({"id":"c","amount":10})"}});
+  temp_state_dir dir;
+  std::vector<boost::json::object> lines;
+  engine::run_report report;
+  {
+    json_log log;
+    report = run_engine(cluster, dir.path(), once_consumed(3),
+                        {.adjust = {},
+                         .io = nullptr,
+                         .stop_inline = false,
+                         .limit = 60s,
+                         .stop_when_logged = {},
+                         .adjust_plan =
+                             [&](plan::plan& p) {
+                               p.identity.on_invalid = plan::on_invalid::dead_letter;
+                               p.identity.dead_letter_topic = dead_letter_topic;
+                             }})
+                 .report;
+    lines = log.engine_lines();
+  }
+  BOOST_TEST_REQUIRE((report.status == engine::run_status::stopped), report.message);
+  BOOST_TEST_REQUIRE(report.counts.dead_lettered == 1u);
+
+  std::optional<boost::json::object> dead = line_saying(lines, "writing it to dead-letter topic");
+  BOOST_TEST_REQUIRE(dead.has_value());
+  BOOST_TEST(dead->at("topic") == source_topic, boost::json::serialize(*dead));
+  BOOST_TEST(dead->at("partition").as_int64() == 0, boost::json::serialize(*dead));
+  BOOST_TEST(dead->at("offset").as_int64() == 1, boost::json::serialize(*dead));
+  BOOST_TEST(dead->at("code").as_string() == "wrong_type", boost::json::serialize(*dead));
+
+  std::optional<boost::json::object> stopped = line_saying(lines, "stopped cleanly: ");
+  BOOST_TEST_REQUIRE(stopped.has_value());
+  BOOST_TEST(stopped->at("status") == "stopped", boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("consumed").to_number<std::uint64_t>() == 3u, boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("emitted").to_number<std::uint64_t>() == 1u, boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("filtered").to_number<std::uint64_t>() == 1u, boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("tombstones").to_number<std::uint64_t>() == 0u, boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("dead_lettered").to_number<std::uint64_t>() == 1u, boost::json::serialize(*stopped));
+  BOOST_TEST(
+      stopped->at("transactions_committed").to_number<std::uint64_t>() == report.transactions_committed,
+      boost::json::serialize(*stopped));
 }
