@@ -61,6 +61,8 @@ inline constexpr char offset[] = "Offset";        // integer -> "offset"
 // std::string -> "code": why a record is invalid (its diagnostic's code, as
 // "wrong_type"), or the code of a diagnostic a command reports.
 inline constexpr char code[] = "Code";
+// std::string -> "status": how a run ended, engine::name_of(run_status).
+inline constexpr char status[] = "Status";
 // integers: the run's record counts so far (engine::record_counts) and
 // committed transactions, on the commit summaries and the closing line.
 inline constexpr char consumed[] = "Consumed";                             // -> "consumed"
@@ -70,8 +72,6 @@ inline constexpr char tombstones[] = "Tombstones";                         // ->
 inline constexpr char dead_lettered[] = "DeadLettered";                    // -> "dead_lettered"
 inline constexpr char transactions_committed[] = "TransactionsCommitted";  // -> "transactions_committed"
 inline constexpr char duration_ms[] = "DurationMs";  // integer -> "duration_ms": how long the event took
-// std::string -> "status": how a run ended, engine::name_of(run_status).
-inline constexpr char status[] = "Status";
 // integer -> "exit_code": the exit code a command's closing line announces.
 inline constexpr char exit_code[] = "ExitCode";
 }  // namespace log_attribute
