@@ -65,6 +65,37 @@ namespace {
 namespace ss = streamt::engine::session;
 using ss::act;
 
+// A run's record counts as fields of a line (log_attribute::consumed and
+// after), for the commit summaries and the closing line.
+struct count_fields {
+  const record_counts& counts;
+
+  friend boost::log::record_ostream& operator<<(boost::log::record_ostream& out, const count_fields& f) {
+    return out << log_field(log_attribute::consumed, f.counts.consumed)
+               << log_field(log_attribute::emitted, f.counts.emitted)
+               << log_field(log_attribute::filtered, f.counts.filtered)
+               << log_field(log_attribute::tombstones, f.counts.tombstones)
+               << log_field(log_attribute::dead_lettered, f.counts.dead_lettered);
+  }
+};
+
+// For the duration_ms field of a line about a wait.
+std::int64_t waited_ms(steady_clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+// Where an invalid record is and why, as fields of the lines about it.
+struct record_fields {
+  const invalid_record& record;
+
+  friend boost::log::record_ostream& operator<<(boost::log::record_ostream& out, const record_fields& f) {
+    return out << log_field(log_attribute::topic, f.record.topic)
+               << log_field(log_attribute::partition, f.record.partition)
+               << log_field(log_attribute::offset, f.record.offset)
+               << log_field(log_attribute::code, f.record.error.code);
+  }
+};
+
 // The producer side of process_batch(): each output record goes to the sink
 // topic with the input's key, timestamp and headers, and carries the opaque
 // the session's sink tracker gives it. A record librdkafka refuses at once
@@ -594,7 +625,14 @@ class runtime {
   // What the session's decision is worth a line in the log for.
   void log_decision(const ss::action& a) {
     if (!a.info.empty()) STREAMT_LOG(log_, info) << a.info;
-    if (!a.warning.empty()) STREAMT_LOG(log_, warning) << a.warning;
+    if (!a.warning.empty()) {
+      // A dead-letter line is about the record dead-lettered.
+      const std::optional<invalid_record>& about = a.kind == act::dead_letter ? a.dead : a.record;
+      if (about)
+        STREAMT_LOG(log_, warning) << record_fields{*about} << a.warning;
+      else
+        STREAMT_LOG(log_, warning) << a.warning;
+    }
     if (a.kind == act::commit && a.first_slice)
       STREAMT_LOG(log_, debug) << "committing transaction " << session_.counters().transactions_committed + 1;
     if (a.kind == act::abort && a.first_slice) STREAMT_LOG(log_, warning) << "aborting the open transaction";
@@ -797,10 +835,13 @@ class runtime {
         co_return refuse_assignment(ev.partitions,
                                     ss::run_failed{run_status::rejected_config, std::move(refused->message)});
       const ss::start_at& at = std::get<ss::start_at>(decided);
-      if (at.reset)
-        STREAMT_LOG(log_, warning) << at.note;
-      else
-        STREAMT_LOG(log_, info) << at.note;
+      // The offset field is where it starts; left out for "the earliest",
+      // which only the broker knows.
+      std::optional<log_field> start_offset;
+      if (at.at) start_offset.emplace(log_attribute::offset, at.at->value);
+      BOOST_LOG_SEV(log_, at.reset ? severity::warning : severity::info)
+          << log_field(log_attribute::topic, po.partition.topic)
+          << log_field(log_attribute::partition, po.partition.partition) << start_offset << at.note;
       po.offset = at.at ? at.at->value : RD_KAFKA_OFFSET_BEGINNING;
       if (at.at) positions[ss::partition_id{po.partition.partition}] = *at.at;
       if (marks)
@@ -915,7 +956,8 @@ class runtime {
       const auto now = steady_clock::now();
       if (warned == steady_clock::time_point{} || now - warned >= std::chrono::seconds(30)) {
         warned = now;
-        STREAMT_LOG(log_, warning) << behind << " (for "
+        STREAMT_LOG(log_, warning) << log_field(log_attribute::duration_ms, waited_ms(now - began)) << behind
+                                   << " (for "
                                    << std::chrono::round<std::chrono::seconds>(now - began).count()
                                    << " s); not reprocessing from there (it would duplicate output): asking "
                                       "again every second until the coordinator catches up";
@@ -956,7 +998,8 @@ class runtime {
       if (stop_asked()) co_return answer;
       if (warned == began || now - warned >= std::chrono::seconds(30)) {
         warned = now;
-        STREAMT_LOG(log_, warning) << "the brokers have not answered for " << what << " for "
+        STREAMT_LOG(log_, warning) << log_field(log_attribute::duration_ms, waited_ms(now - began))
+                                   << "the brokers have not answered for " << what << " for "
                                    << std::chrono::round<std::chrono::seconds>(now - began).count()
                                    << " s: " << answer.error().message << "; still waiting, up to "
                                    << std::chrono::round<std::chrono::seconds>(options_.stall_timeout).count()
@@ -1010,10 +1053,11 @@ class runtime {
     if (commits_ <= 3 || now - last_summary_ >= std::chrono::minutes(1)) {
       last_summary_ = now;
       const record_counts& c = session_.counters().counts;
-      STREAMT_LOG(log_, info) << "committed transaction " << commits_ << " ("
-                              << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
-                              << " ms): " << c.consumed << " consumed, " << c.emitted << " emitted, "
-                              << c.filtered << " filtered, " << c.tombstones << " tombstones so far";
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
+      STREAMT_LOG(log_, info) << log_field(log_attribute::duration_ms, ms) << count_fields(c)
+                              << "committed transaction " << commits_ << " (" << ms << " ms): " << c.consumed
+                              << " consumed, " << c.emitted << " emitted, " << c.filtered << " filtered, "
+                              << c.tombstones << " tombstones so far";
     }
   }
 
@@ -1071,7 +1115,9 @@ class runtime {
         // abortable) and be aborted and rewound: nothing to do here.
       }
       for (const auto& [first, count] : failures)
-        STREAMT_LOG(log_, warning) << "delivery to " << plan_.identity.sink_topic << "/" << first->partition
+        STREAMT_LOG(log_, warning) << log_field(log_attribute::topic, plan_.identity.sink_topic)
+                                   << log_field(log_attribute::partition, first->partition) << "delivery to "
+                                   << plan_.identity.sink_topic << "/" << first->partition
                                    << " failed: " << first->error.message
                                    << (count > 1 ? " (and " + std::to_string(count - 1) + " more records)"
                                                  : "");
@@ -1120,15 +1166,20 @@ class runtime {
       restartable_ = kafka::is_recoverable_by_new_producer(producer_->fatal_cause());
     }
     if (r.status == run_status::stopped)
-      STREAMT_LOG(log_, info) << "stopped cleanly: " << r.counts.consumed << " consumed, " << r.counts.emitted
+      STREAMT_LOG(log_, info) << log_field(log_attribute::status, name_of(r.status)) << count_fields(r.counts)
+                              << log_field(log_attribute::transactions_committed, r.transactions_committed)
+                              << "stopped cleanly: " << r.counts.consumed << " consumed, " << r.counts.emitted
                               << " emitted, " << r.counts.filtered << " filtered, " << r.counts.tombstones
                               << " tombstones, "
                               << (r.counts.dead_lettered != 0
                                       ? std::to_string(r.counts.dead_lettered) + " dead-lettered, "
                                       : std::string())
                               << r.transactions_committed << " transactions committed";
+    else if (r.invalid)
+      STREAMT_LOG(log_, error) << log_field(log_attribute::status, name_of(r.status))
+                               << record_fields{*r.invalid} << r.message;
     else
-      STREAMT_LOG(log_, error) << r.message;
+      STREAMT_LOG(log_, error) << log_field(log_attribute::status, name_of(r.status)) << r.message;
     record_end(r);
     return r;
   }

@@ -8,6 +8,7 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/log/attributes/attribute_value_impl.hpp>
 #include <boost/log/attributes/constant.hpp>
 #include <boost/log/attributes/function.hpp>
 #include <boost/log/attributes/value_extraction.hpp>
@@ -19,6 +20,8 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <type_traits>
 
 namespace streamt::engine {
 
@@ -76,6 +79,52 @@ std::string valid_utf8(std::string_view s) {
   return out;
 }
 
+// The fields of one line, in the order the JSON line writes them.
+enum class field_kind { text, number };
+struct field_name {
+  const char* attribute;
+  const char* json;
+  field_kind kind;
+};
+constexpr field_name line_fields[] = {
+    {log_attribute::topic, "topic", field_kind::text},
+    {log_attribute::partition, "partition", field_kind::number},
+    {log_attribute::offset, "offset", field_kind::number},
+    {log_attribute::code, "code", field_kind::text},
+    {log_attribute::status, "status", field_kind::text},
+    {log_attribute::consumed, "consumed", field_kind::number},
+    {log_attribute::emitted, "emitted", field_kind::number},
+    {log_attribute::filtered, "filtered", field_kind::number},
+    {log_attribute::tombstones, "tombstones", field_kind::number},
+    {log_attribute::dead_lettered, "dead_lettered", field_kind::number},
+    {log_attribute::transactions_committed, "transactions_committed", field_kind::number},
+    {log_attribute::duration_ms, "duration_ms", field_kind::number},
+    {log_attribute::exit_code, "exit_code", field_kind::number},
+};
+
+template <typename T>
+std::optional<boost::json::value> integer_as(const boost::log::record_view& rec, const char* name) {
+  const auto v = boost::log::extract<T>(name, rec);
+  if (!v) return std::nullopt;
+  if constexpr (std::is_signed_v<T>)
+    return boost::json::value(static_cast<std::int64_t>(v.get()));
+  else
+    return boost::json::value(static_cast<std::uint64_t>(v.get()));
+}
+
+// A number field of any integer type: log_field widens ours to 64 bits, but
+// an application may add the attributes itself (boost::log::add_value with
+// an int). Every C++ integer type is among these, whichever of them
+// std::int64_t is an alias of on the platform.
+std::optional<boost::json::value> integer_of(const boost::log::record_view& rec, const char* name) {
+  std::optional<boost::json::value> out;
+  (void)((out = integer_as<short>(rec, name)) || (out = integer_as<int>(rec, name)) ||
+         (out = integer_as<long>(rec, name)) || (out = integer_as<long long>(rec, name)) ||
+         (out = integer_as<unsigned short>(rec, name)) || (out = integer_as<unsigned>(rec, name)) ||
+         (out = integer_as<unsigned long>(rec, name)) || (out = integer_as<unsigned long long>(rec, name)));
+  return out;
+}
+
 void set_global(const char* name, const std::string& value) {
   const auto core = boost::log::core::get();
   auto [it, added] = core->add_global_attribute(name, boost::log::attributes::constant<std::string>(value));
@@ -85,6 +134,13 @@ void set_global(const char* name, const std::string& value) {
   }
 }
 }  // namespace
+
+log_field::log_field(const char* name, std::string_view value)
+    : name_(name), value_(boost::log::attributes::make_attribute_value(std::string(value))) {}
+log_field::log_field(const char* name, std::in_place_t, std::int64_t value)
+    : name_(name), value_(boost::log::attributes::make_attribute_value(value)) {}
+log_field::log_field(const char* name, std::in_place_t, std::uint64_t value)
+    : name_(name), value_(boost::log::attributes::make_attribute_value(value)) {}
 
 void add_pipeline_attributes(logger& lg, const std::string& application_id, const std::string& plan_digest) {
   lg.add_attribute(log_attribute::application, boost::log::attributes::constant<std::string>(application_id));
@@ -136,6 +192,13 @@ void format_json(const boost::log::record_view& rec, boost::log::formatting_ostr
     line["plan_digest"] = valid_utf8(d.get());
   if (auto t = boost::log::extract<std::uint64_t>(log_attribute::transaction, rec)) line["txn"] = t.get();
   if (auto m = rec[boost::log::expressions::smessage]) line["message"] = valid_utf8(m.get());
+  for (const field_name& f : line_fields) {
+    if (f.kind == field_kind::text) {
+      if (auto v = boost::log::extract<std::string>(f.attribute, rec)) line[f.json] = valid_utf8(v.get());
+    } else if (std::optional<boost::json::value> n = integer_of(rec, f.attribute)) {
+      line[f.json] = std::move(*n);
+    }
+  }
   out << boost::json::serialize(line);
 }
 
@@ -146,8 +209,14 @@ void init_console_logging(severity min_level, log_format format) {
   core->add_global_attribute(log_attribute::time,
                              boost::log::attributes::function<std::chrono::system_clock::time_point>(
                                  [] { return std::chrono::system_clock::now(); }));
-  auto sink = boost::log::add_console_log(std::clog, boost::log::keywords::auto_flush = true);
-  sink->set_formatter(format == log_format::json ? &format_json : &format_text);
+  // A second call replaces the sink of the first rather than adding one
+  // (which would write every line twice): `streamt run` sets up JSON lines
+  // for its usage errors before it knows the --log-level of the run.
+  static boost::shared_ptr<boost::log::sinks::synchronous_sink<boost::log::sinks::text_ostream_backend>>
+      console;
+  if (console) core->remove_sink(console);
+  console = boost::log::add_console_log(std::clog, boost::log::keywords::auto_flush = true);
+  console->set_formatter(format == log_format::json ? &format_json : &format_text);
   core->set_filter(boost::log::trivial::severity >= min_level);
 }
 

@@ -10,6 +10,8 @@
 // Never log a setting's value without kafka::redact(): secrets must not
 // reach a log line.
 
+#include <boost/log/attributes/attribute_name.hpp>
+#include <boost/log/attributes/attribute_value.hpp>
 #include <boost/log/attributes/mutable_constant.hpp>
 #include <boost/log/core/record_view.hpp>
 #include <boost/log/sources/record_ostream.hpp>
@@ -17,9 +19,13 @@
 #include <boost/log/trivial.hpp>
 #include <boost/log/utility/formatting_ostream.hpp>
 
+#include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace streamt::engine {
 
@@ -40,7 +46,86 @@ inline constexpr char transaction[] = "Transaction";
 // Boost.Log's "TimeStamp": add_common_attributes() makes that one local time
 // without a zone, and an application may already have added it that way.
 inline constexpr char time[] = "UtcTimeStamp";
+
+// Fields of one line, not of a logger: what the line is about, for a log
+// collector to filter and count by without parsing the message (which says
+// the same in prose). The JSON format writes each under the name after the
+// arrow, strings as strings and numbers as numbers; the text format shows
+// only the message. A value of another type than the one given is left out
+// of the JSON line (any integer type is taken for a number).
+//
+// A record of the source or sink topic: "topic/partition@offset".
+inline constexpr char topic[] = "Topic";          // std::string -> "topic"
+inline constexpr char partition[] = "Partition";  // integer -> "partition"
+inline constexpr char offset[] = "Offset";        // integer -> "offset"
+// std::string -> "code": why a record is invalid (its diagnostic's code, as
+// "wrong_type"), or the code of a diagnostic a command reports.
+inline constexpr char code[] = "Code";
+// std::string -> "status": how a run ended, engine::name_of(run_status).
+inline constexpr char status[] = "Status";
+// integers: the run's record counts so far (engine::record_counts) and
+// committed transactions, on the commit summaries and the closing line.
+inline constexpr char consumed[] = "Consumed";                             // -> "consumed"
+inline constexpr char emitted[] = "Emitted";                               // -> "emitted"
+inline constexpr char filtered[] = "Filtered";                             // -> "filtered"
+inline constexpr char tombstones[] = "Tombstones";                         // -> "tombstones"
+inline constexpr char dead_lettered[] = "DeadLettered";                    // -> "dead_lettered"
+inline constexpr char transactions_committed[] = "TransactionsCommitted";  // -> "transactions_committed"
+inline constexpr char duration_ms[] = "DurationMs";  // integer -> "duration_ms": how long the event took
+// integer -> "exit_code": the exit code a command's closing line announces.
+inline constexpr char exit_code[] = "ExitCode";
 }  // namespace log_attribute
+
+// One field of one line, put in the line's stream before the message:
+//   STREAMT_LOG(lg, warning) << log_field(log_attribute::partition, 3) << "...";
+// It owns its value (unlike boost::log::add_value's manipulator, which keeps
+// a reference to a string), so a temporary is safe. Integers are kept as
+// std::int64_t or std::uint64_t, whatever their type was.
+class log_field {
+ public:
+  log_field(const char* name, std::string_view value);
+  log_field(const char* name, const char* value) : log_field(name, std::string_view(value)) {}
+  log_field(const char* name, const std::string& value) : log_field(name, std::string_view(value)) {}
+  template <std::integral T>
+  requires(!std::same_as<T, bool> && !std::same_as<T, char>) log_field(const char* name, T value)
+      : log_field(name, std::in_place, widened(value)) {}
+
+  friend boost::log::record_ostream& operator<<(boost::log::record_ostream& out, const log_field& f) {
+    out.get_record().attribute_values().insert(f.name_, f.value_);
+    return out;
+  }
+  // Boost.Log's catch-all operator<< takes a non-const lvalue by T&, a
+  // better match than const log_field&: without this one, a named field
+  // would go to std::ostream and fail to compile.
+  friend boost::log::record_ostream& operator<<(boost::log::record_ostream& out, log_field& f) {
+    return out << std::as_const(f);
+  }
+
+ private:
+  template <typename T>
+  static auto widened(T v) {
+    if constexpr (std::is_signed_v<T>)
+      return static_cast<std::int64_t>(v);
+    else
+      return static_cast<std::uint64_t>(v);
+  }
+  log_field(const char* name, std::in_place_t, std::int64_t value);
+  log_field(const char* name, std::in_place_t, std::uint64_t value);
+
+  boost::log::attribute_name name_;
+  boost::log::attribute_value value_;
+};
+
+// A field the line may lack: nothing when empty. (Not a hidden friend:
+// lookup finds those for log_field, not for std::optional<log_field>.)
+inline boost::log::record_ostream& operator<<(boost::log::record_ostream& out,
+                                              const std::optional<log_field>& f) {
+  if (f) out << *f;
+  return out;
+}
+inline boost::log::record_ostream& operator<<(boost::log::record_ostream& out, std::optional<log_field>& f) {
+  return out << std::as_const(f);
+}
 
 // The transaction sequence: shared by every logger of one pipeline (copies
 // of the attribute share its value) and set by the runtime when it begins a
@@ -66,10 +151,13 @@ enum class log_format {
   // what the line carries and is left out when it carries none of the three.
   text,
   // {"time":"2026-12-01T05:00:00.123456Z","level":"info","channel":"engine",
-  //  "application_id":"orders-big","plan_digest":"sha256:<64 hex>","txn":12,"message":"..."}
-  // for log collectors: one object a line, fields the line does not carry
-  // left out (not empty), invalid UTF-8 (librdkafka passes broker strings
-  // through) replaced by U+FFFD so every line is valid JSON.
+  //  "application_id":"orders-big","plan_digest":"sha256:<64 hex>","txn":12,"message":"...",
+  //  "topic":"orders","partition":0,"offset":9,"code":"wrong_type"}
+  // for log collectors: one object a line, the line's own fields
+  // (log_attribute::topic and after) following the message in the order
+  // declared there, fields the line does not carry left out (not empty),
+  // invalid UTF-8 (librdkafka passes broker strings through) replaced by
+  // U+FFFD so every line is valid JSON.
   json,
 };
 
@@ -82,8 +170,9 @@ void format_text(const boost::log::record_view& rec, boost::log::formatting_ostr
 void format_json(const boost::log::record_view& rec, boost::log::formatting_ostream& out);
 
 // Sends log lines to stderr in the given format, and librdkafka's lines to
-// channel "kafka". Call once per process (the CLI does); an embedding
-// application may instead configure Boost.Log itself.
+// channel "kafka". For a process that leaves Boost.Log to us (the CLI); an
+// embedding application may instead configure Boost.Log itself. Called
+// again, it replaces the stderr sink and level it set up before.
 void init_console_logging(severity min_level = severity::info, log_format format = log_format::text);
 
 }  // namespace streamt::engine

@@ -220,7 +220,10 @@ action run_session::handle(const batch_produced& e) {
     stop_.stop_at_record();
     invalid_ = std::move(r.invalid);
     committed_before_invalid_ = machine_.transactions_committed();
-    return follow(machine_.step(commit::cancel_requested{commit::stop_kind::graceful}), std::move(warning));
+    action next =
+        follow(machine_.step(commit::cancel_requested{commit::stop_kind::graceful}), std::move(warning));
+    next.record = invalid_;
+    return next;
   }
   if (due(e.now)) return follow(machine_.step(commit::produced_ok{}));
   return poll_or_commit({});
@@ -545,10 +548,12 @@ action run_session::follow(commit::next_action a, std::string warning) {
         committed_base_ += machine_.transactions_committed();
         aborted_base_ += machine_.transactions_aborted();
         machine_ = commit::machine{config_.commit_policy};
-        invalid_.reset();
+        std::optional<invalid_record> record = std::exchange(invalid_, std::nullopt);
         stop_.resume_at_record();
         redo_rewind_ = true;
-        return rewind(std::move(warning));
+        action again = rewind(std::move(warning));
+        again.record = std::move(record);
+        return again;
       }
       if (!a.reason.empty()) next.warning = a.reason;
       return close(std::nullopt, std::move(next.warning));

@@ -217,6 +217,9 @@ struct action {
   // What the decision is worth a line in the log for (the driver logs it).
   std::string info;
   std::string warning;
+  // The record the warning is about, for the line's fields (a dead_letter's
+  // is `dead`).
+  std::optional<invalid_record> record;
 };
 
 struct ending {

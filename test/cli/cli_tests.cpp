@@ -8,15 +8,26 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/json/parse.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using streamt::test::process_result;
 using streamt::test::read_text;
@@ -69,6 +80,85 @@ BOOST_AUTO_TEST_CASE(reads_sql_from_standard_input_and_writes_the_plan_to_stdout
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(contains(r.out, "\"order_id\""));
   BOOST_TEST(r.err.empty());
+}
+
+// With no SQL_FILE and a terminal on standard input, compile would look
+// hung; it says first what it waits for. The terminal is a pseudo-terminal
+// (posix_openpt: no tool besides the C library); the test waits for the
+// note on stderr (a pipe) before it types anything, then ends the input as a
+// user does, with Ctrl-D on an empty line.
+BOOST_AUTO_TEST_CASE(compile_reading_a_terminal_says_it_waits_for_the_statement_and_ends_at_ctrl_d) {
+  using std::chrono::steady_clock;
+  temp_dir dir;
+  const int terminal = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  BOOST_TEST_REQUIRE(terminal >= 0, "posix_openpt: " << std::strerror(errno));
+  struct closer {
+    int fd;
+    ~closer() { ::close(fd); }
+  } close_terminal{terminal};
+  BOOST_TEST_REQUIRE((::grantpt(terminal) == 0 && ::unlockpt(terminal) == 0));
+  const std::string user_side = ::ptsname(terminal);
+  int err_pipe[2];
+  BOOST_TEST_REQUIRE(::pipe2(err_pipe, O_CLOEXEC) == 0);
+  closer close_err_read{err_pipe[0]};
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, user_side.c_str(), O_RDWR | O_NOCTTY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, dir.file("stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  std::vector<std::string> storage{STREAMT_BINARY,     "compile",    "--schema",     schema,
+                                   "--application-id", "orders-big", "--sink-topic", "big-orders"};
+  std::vector<char*> argv;
+  for (std::string& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, STREAMT_BINARY, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(err_pipe[1]);
+  BOOST_TEST_REQUIRE(spawned == 0);
+
+  // Reads stderr until `done` holds or the pipe ends (true), or until the
+  // deadline (false). The deadline is a test limit, not a synchronisation:
+  // past it the test fails.
+  std::string err;
+  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
+  auto read_err_until = [&](auto done) {
+    while (!done()) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady_clock::now());
+      pollfd p{err_pipe[0], POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+      char buf[4096];
+      const ssize_t n = ::read(err_pipe[0], buf, sizeof buf);
+      if (n <= 0) return true;
+      err.append(buf, static_cast<std::size_t>(n));
+    }
+    return true;
+  };
+  const std::string note =
+      "streamt compile: reading the SQL statement from standard input (end it with Ctrl-D); give a SQL_FILE "
+      "to "
+      "read it from a file\n";
+  const bool noted = read_err_until([&] { return contains(err, note); }) && contains(err, note);
+  bool typed = false;
+  if (noted) {
+    const std::string input = "select id as order_id from orders where note is null\n\x04";
+    typed = ::write(terminal, input.data(), input.size()) == static_cast<ssize_t>(input.size());
+  }
+  // The pipe ends when the process does.
+  const bool ended = typed && read_err_until([] { return false; });
+  if (!ended) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  BOOST_TEST_REQUIRE(noted, "no note on stderr: '" << err << "'");
+  BOOST_TEST_REQUIRE(typed);
+  BOOST_TEST_REQUIRE(ended, "did not end at Ctrl-D; stderr: " << err);
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 0, err);
+  BOOST_TEST(err == note);  // the note once, and nothing else
+  BOOST_TEST(contains(read_text(dir.file("stdout")), "\"order_id\""));
 }
 
 BOOST_AUTO_TEST_CASE(rejects_or_with_its_position_and_writes_nothing) {
@@ -494,6 +584,90 @@ BOOST_AUTO_TEST_CASE(the_largest_number_in_each_range_is_accepted) {
                                   "--max-records-per-transaction", "1000000", "--stop-timeout-ms", "3600000",
                                   "--connect-timeout-ms", "1", "--stall-timeout-ms", "86400000"});
   BOOST_TEST(r.exit_code == 69, r.err);
+}
+
+// Each of stderr's lines parsed as a JSON object; a line that is not one
+// fails the test.
+std::vector<boost::json::object> json_lines(const std::string& err) {
+  std::vector<boost::json::object> out;
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);) {
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(line, ec);
+    BOOST_TEST_REQUIRE((!ec && v.is_object()), "not a JSON object: " << line);
+    out.push_back(v.as_object());
+  }
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(under_log_format_json_a_usage_error_is_one_json_line_carrying_exit_code_2) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  // --log-format anywhere on the line, before or after what is refused.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", plan, "--log-format", "json", "--comit-interval-ms", "5"},
+        std::vector<std::string>{"run", plan, "--commit-interval-ms", "0", "--log-format=json", "-b",
+                                 "127.0.0.1:1"},
+        std::vector<std::string>{"run", plan, "--log-format", "json"},
+        std::vector<std::string>{"run", dir.file("missing.json"), "-b", "127.0.0.1:1", "--log-format",
+                                 "json"}}) {
+    process_result r = run_streamt(args);
+    BOOST_TEST_INFO("args: " << args[2] << " " << args[3] << "; stderr: " << r.err);
+    BOOST_TEST(r.exit_code == 2);
+    BOOST_TEST(r.out.empty());
+    const std::vector<boost::json::object> lines = json_lines(r.err);
+    BOOST_TEST_REQUIRE(lines.size() == 1u);
+    const boost::json::object& o = lines[0];
+    BOOST_TEST(o.at("level") == "error");
+    BOOST_TEST(o.at("channel") == "cli");
+    BOOST_TEST_REQUIRE(o.at("exit_code").is_int64());
+    BOOST_TEST(o.at("exit_code").as_int64() == 2);
+    BOOST_TEST(o.contains("time"));
+    BOOST_TEST(!o.at("message").as_string().empty());
+    BOOST_TEST(!std::filesystem::exists(dir.file("state")), "a usage error touched the state directory");
+  }
+  process_result r = run_streamt({"run", plan, "--log-format", "json", "--comit-interval-ms", "5"});
+  BOOST_TEST(
+      contains(r.err,
+               R"("message":"unknown option '--comit-interval-ms'; did you mean '--commit-interval-ms'?")"),
+      r.err);
+}
+
+BOOST_AUTO_TEST_CASE(under_log_format_json_a_refused_plan_is_one_json_line_with_its_code_and_the_hint) {
+  process_result r = run_streamt(
+      {"run", examples + "big_orders.sql", "--bootstrap-servers", "127.0.0.1:1", "--log-format", "json"});
+  BOOST_TEST(r.exit_code == 1, r.err);
+  const std::vector<boost::json::object> lines = json_lines(r.err);
+  BOOST_TEST_REQUIRE(lines.size() == 1u, r.err);
+  BOOST_TEST(lines[0].at("exit_code").as_int64() == 1);
+  BOOST_TEST(!lines[0].at("code").as_string().empty(), r.err);
+  BOOST_TEST(contains(std::string(lines[0].at("message").as_string()), "looks like SQL, not a plan"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(the_text_format_keeps_usage_errors_as_plain_lines) {
+  process_result r = run_streamt({"run", "plan.json", "--log-format", "text", "--frobnicate"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.err == "streamt run: unknown option '--frobnicate'\nTry 'streamt run --help'.\n");
+}
+
+// Fields that need a broker to appear (an invalid record's topic, partition
+// and offset; a start position) are checked through the engine against
+// librdkafka's mock cluster (test/unit/mock/); the closing line of a run
+// that never reaches one carries its status.
+BOOST_AUTO_TEST_CASE(a_failed_json_run_says_why_once_and_that_line_carries_the_status_as_a_field) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--connect-timeout-ms", "1000", "--log-format", "json"});
+  BOOST_TEST(r.exit_code == 69, r.err);
+  std::size_t closing = 0;
+  for (const boost::json::object& o : json_lines(r.err)) {
+    if (!contains(std::string(o.at("message").as_string()), "cannot reach the brokers")) continue;
+    ++closing;
+    BOOST_TEST(o.at("level") == "error");
+    BOOST_TEST((o.contains("status") && o.at("status") == "unavailable"), r.err);
+  }
+  BOOST_TEST(closing == 1u, r.err);
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_log_format_is_a_usage_error) {

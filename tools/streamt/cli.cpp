@@ -4,6 +4,7 @@
 #include "tools/streamt/cli.hpp"
 
 #include "engine/durable_file.hpp"
+#include "engine/log.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/spelling.hpp"
 
@@ -85,15 +86,70 @@ std::optional<std::string> parse(std::span<char* const> args, const option_spec&
   return std::nullopt;
 }
 
+std::optional<std::string> find_option(std::span<char* const> args, const option_spec& spec,
+                                       std::string_view name) {
+  // parse()'s walk without its refusals: an option's value is skipped (a
+  // value spelt "--log-format" is not the option), an unknown option is
+  // taken for a flag.
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--") return std::nullopt;
+    if (a == "-" || !a.starts_with("-")) continue;
+    const std::size_t eq = a.starts_with("--") ? a.find('=') : std::string_view::npos;
+    std::string option(a.substr(0, eq));
+    if (auto alias = spec.aliases.find(option); alias != spec.aliases.end()) option = alias->second;
+    if (!spec.with_value.count(option)) continue;
+    std::optional<std::string> value;
+    if (eq != std::string_view::npos)
+      value = std::string(a.substr(eq + 1));
+    else if (i + 1 < args.size())
+      value = args[++i];
+    if (option == name) return value;
+  }
+  return std::nullopt;
+}
+
+namespace {
+bool as_log_lines = false;
+engine::logger& cli_logger() {
+  static engine::logger lg(boost::log::keywords::channel = "cli");
+  return lg;
+}
+}  // namespace
+
+void use_log_lines() { as_log_lines = true; }
+bool log_lines() noexcept { return as_log_lines; }
+
+void say_error(std::string_view command, std::string_view message, std::optional<int> exit_code,
+               std::string_view code) {
+  if (!as_log_lines) {
+    std::cerr << "streamt " << command << ": " << message << '\n' << std::flush;
+    return;
+  }
+  std::optional<engine::log_field> exit_field, code_field;
+  if (exit_code) exit_field.emplace(engine::log_attribute::exit_code, *exit_code);
+  if (!code.empty()) code_field.emplace(engine::log_attribute::code, code);
+  STREAMT_LOG(cli_logger(), error) << exit_field << code_field << message;
+}
+
+void say_warning(std::string_view command, std::string_view message) {
+  if (!as_log_lines) {
+    std::cerr << "streamt " << command << ": warning: " << message << '\n' << std::flush;
+    return;
+  }
+  STREAMT_LOG(cli_logger(), warning) << message;
+}
+
 std::optional<std::string> write_file_atomically(const std::string& path, std::string_view contents) {
   // A plan is not a secret and is meant to be shared: 0644.
   return engine::write_file_durably(path, contents, 0644);
 }
 
-void print_diagnostic(std::string_view command, std::string_view file, const diagnostic& d,
-                      std::string_view source_text) {
+namespace {
+// "query.sql:1:42: error: OR is not supported ...": the diagnostic's line
+// without the command's name.
+std::string diagnostic_text(std::string_view file, const diagnostic& d) {
   std::ostringstream os;
-  os << "streamt " << command << ": ";
   if (!file.empty()) os << file << ':';
   if (d.line != 0) {
     os << d.line << ':' << d.column << ": ";
@@ -102,7 +158,15 @@ void print_diagnostic(std::string_view command, std::string_view file, const dia
   } else if (!file.empty()) {
     os << ' ';
   }
-  os << "error: " << d.message << '\n';
+  os << "error: " << d.message;
+  return os.str();
+}
+}  // namespace
+
+void print_diagnostic(std::string_view command, std::string_view file, const diagnostic& d,
+                      std::string_view source_text) {
+  std::ostringstream os;
+  os << "streamt " << command << ": " << diagnostic_text(file, d) << '\n';
   if (d.line != 0 && !source_text.empty()) {
     // Show the line and a caret under the column, as compilers do. Columns
     // count bytes; a caret after multi-byte characters may sit a little left.
@@ -122,8 +186,12 @@ void print_diagnostic(std::string_view command, std::string_view file, const dia
 }
 
 int usage_error(std::string_view command, std::string_view message) {
-  std::cerr << "streamt " << command << ": " << message << "\nTry 'streamt " << command << " --help'.\n";
-  return engine::to_int(engine::exit_code::usage);
+  const int code = engine::to_int(engine::exit_code::usage);
+  if (as_log_lines)
+    say_error(command, message, code);
+  else
+    std::cerr << "streamt " << command << ": " << message << "\nTry 'streamt " << command << " --help'.\n";
+  return code;
 }
 
 // A plan is JSON; a file named *.sql, or whose text starts with SELECT (or
@@ -154,8 +222,9 @@ std::optional<int> read_client_settings(std::string_view command, const argument
   if (auto file = a.get("--config")) {
     auto from_file = kafka::read_properties_file(*file);
     if (!from_file) {
-      std::cerr << "streamt " << command << ": --config: " << from_file.error().message << '\n';
-      return engine::to_int(engine::exit_code::config);
+      const int code = engine::to_int(engine::exit_code::config);
+      say_error(command, "--config: " + from_file.error().message, code);
+      return code;
     }
     out.insert(out.end(), from_file->begin(), from_file->end());
   }
@@ -172,16 +241,17 @@ std::optional<int> read_client_settings(std::string_view command, const argument
       // secret to warn about.)
       if (kafka::is_secret(s->key) && !s->key.ends_with(".location") && !s->value.empty() &&
           !kafka::has_reference(s->value))
-        std::cerr << "streamt " << command << ": warning: -X " << s->key
-                  << " puts a secret on the command line, where other local users can read it (ps, "
-                     "/proc/PID/cmdline); use -X '"
-                  << s->key << "=${env:NAME}', ${file:PATH}, or --config FILE\n";
+        say_warning(command, "-X " + s->key +
+                                 " puts a secret on the command line, where other local users can read it "
+                                 "(ps, /proc/PID/cmdline); use -X '" +
+                                 s->key + "=${env:NAME}', ${file:PATH}, or --config FILE");
       out.push_back(std::move(*s));
     }
   }
   if (auto owned = kafka::check_user_settings(out); !owned) {
-    std::cerr << "streamt " << command << ": " << owned.error().message << '\n';
-    return engine::to_int(engine::exit_code::config);
+    const int code = engine::to_int(engine::exit_code::config);
+    say_error(command, owned.error().message, code);
+    return code;
   }
   return std::nullopt;
 }
@@ -190,19 +260,27 @@ std::optional<plan::plan> load_plan_file(std::string_view command, const std::st
                                          engine::exit_code& code) {
   result<std::string> text = read_input(path, plan_file_read_limit);
   if (!text) {
-    std::cerr << "streamt " << command << ": " << text.error().message << '\n';
     code = engine::exit_code::usage;
+    say_error(command, text.error().message, engine::to_int(code));
     return std::nullopt;
   }
   result<plan::plan> p = plan::load_plan(*text);
   if (!p) {
-    print_diagnostic(command, path, p.error());
-    if (looks_like_sql(path, *text))
-      std::cerr << "streamt " << command << ": " << path
-                << " looks like SQL, not a plan: compile it first (streamt compile --schema SCHEMA "
-                   "--application-id ID --sink-topic TOPIC --output plan.json "
-                << path << "), then give the plan to streamt " << command << '\n';
     code = engine::exit_code::rejected;
+    std::string hint;
+    if (looks_like_sql(path, *text))
+      hint = path +
+             " looks like SQL, not a plan: compile it first (streamt compile --schema SCHEMA "
+             "--application-id ID --sink-topic TOPIC --output plan.json " +
+             path + "), then give the plan to streamt " + std::string(command);
+    if (as_log_lines) {
+      // One line: the diagnostic, and the hint after it.
+      say_error(command, diagnostic_text(path, p.error()) + (hint.empty() ? "" : "; " + hint),
+                engine::to_int(code), p.error().code);
+    } else {
+      print_diagnostic(command, path, p.error());
+      if (!hint.empty()) say_error(command, hint);
+    }
     return std::nullopt;
   }
   code = engine::exit_code::ok;

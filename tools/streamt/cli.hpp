@@ -45,6 +45,28 @@ struct option_spec {
 // a message for the usage line.
 std::optional<std::string> parse(std::span<char* const> args, const option_spec& spec, arguments& out);
 
+// The value of option `name` as parse() would read it (its first one), from
+// arguments that parse() may yet refuse: how `streamt run` learns its
+// --log-format before anything it could complain about.
+std::optional<std::string> find_option(std::span<char* const> args, const option_spec& spec,
+                                       std::string_view name);
+
+// Where a command's own messages (usage errors, refusals, warnings) go: by
+// default plain "streamt CMD: ..." lines on stderr; after use_log_lines(),
+// log lines of channel "cli" in the format engine::init_console_logging set
+// up (which must come first), with the exit code a closing line announces
+// as the field exit_code. `streamt run --log-format json` asks for them, so
+// that a collector reading its stderr meets nothing it can't parse.
+void use_log_lines();
+bool log_lines() noexcept;
+
+// "streamt CMD: MESSAGE", or an error log line with the fields exit_code
+// (when given) and code (a diagnostic's, when not empty).
+void say_error(std::string_view command, std::string_view message, std::optional<int> exit_code = {},
+               std::string_view code = {});
+// "streamt CMD: warning: MESSAGE", or a warning log line.
+void say_warning(std::string_view command, std::string_view message);
+
 // Writes `contents` to `path` through a temporary file in the same
 // directory and a rename: a reader never sees a half-written plan.
 std::optional<std::string> write_file_atomically(const std::string& path, std::string_view contents);
@@ -54,7 +76,8 @@ std::optional<std::string> write_file_atomically(const std::string& path, std::s
 void print_diagnostic(std::string_view command, std::string_view file, const diagnostic& d,
                       std::string_view source_text = {});
 
-// Prints "streamt CMD: MESSAGE" and "Try 'streamt CMD --help'." to stderr.
+// Prints "streamt CMD: MESSAGE" and "Try 'streamt CMD --help'." to stderr
+// (as log lines: one line, without the second sentence); returns 2.
 int usage_error(std::string_view command, std::string_view message);
 
 // Loads and validates a plan file for check, explain and replay; prints the

@@ -196,6 +196,13 @@ int cmd_run(std::span<char* const> args) {
                    {"--help", "--allow-output-change", "--static-membership"},
                    {"-X"},
                    {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
+  // Every line follows --log-format, the first (a usage error among them):
+  // so it is looked up before anything could be refused. A value that is
+  // no format leaves the lines plain, and is refused below.
+  if (find_option(args, spec, "--log-format") == "json") {
+    engine::init_console_logging(default_log_level, engine::log_format::json);
+    use_log_lines();
+  }
   arguments a;
   if (auto err = parse(args, spec, a)) return usage_error("run", *err);
   if (a.has("--help")) {
@@ -268,28 +275,27 @@ int cmd_run(std::span<char* const> args) {
   std::optional<plan::plan> p = load_plan_file("run", a.positionals[0], code);
   if (!p) return engine::to_int(code);
   if (auto expected = a.get("--expect-digest"); expected && *expected != plan::digest(*p)) {
-    std::cerr << "streamt run: the plan's digest is " << plan::digest(*p) << ", not the expected "
-              << *expected << "; the plan changed after it was reviewed\n";
-    return engine::to_int(engine::exit_code::rejected);
+    const int code = engine::to_int(engine::exit_code::rejected);
+    say_error("run",
+              "the plan's digest is " + plan::digest(*p) + ", not the expected " + *expected +
+                  "; the plan changed after it was reviewed",
+              code);
+    return code;
   }
   if (std::optional<int> failed = read_client_settings("run", a, options.client_settings)) return *failed;
   // ${env:...} and ${file:...} are resolved by the engine's start, before
   // it opens the state directory (engine::async_run).
   options.state_dir = a.get("--state-dir").value_or(default_state_dir(p->identity.application_id));
 
+  // Again, with the run's level (replacing the sink of the pre-scan's).
   engine::init_console_logging(level, format);
   // One pipeline per process: librdkafka's lines, which reach the log from
   // its own threads and know no pipeline, name this one too.
   engine::set_process_pipeline_attributes(p->identity.application_id, plan::digest(*p));
-  // From here on, the CLI's own lines are log lines in JSON, so that a
-  // collector reading stderr meets nothing it can't parse; as text they
-  // stay the plain "streamt run: ..." they were.
-  engine::logger cli_log(boost::log::keywords::channel = "cli");
-  auto say = [&](const std::string& message) {
-    if (format == engine::log_format::json)
-      STREAMT_LOG(cli_log, error) << message;
-    else
-      std::cerr << "streamt run: " << message << '\n' << std::flush;
+  // The CLI's own lines: as JSON log lines of channel "cli" (use_log_lines
+  // above), or the plain "streamt run: ..." of the text format.
+  auto say = [&](const std::string& message, engine::exit_code code) {
+    say_error("run", message, engine::to_int(code));
   };
   boost::asio::io_context io(1);
   // The endpoints listen before the run starts: a port that is taken is an
@@ -304,7 +310,7 @@ int cmd_run(std::span<char* const> args) {
   auto write_metrics_file = [&]() -> bool {
     if (!metrics_file) return true;
     if (std::optional<std::string> e = options.metrics->write_textfile(*metrics_file)) {
-      say("cannot write --metrics-file: " + *e);
+      say("cannot write --metrics-file: " + *e, engine::exit_code::cannot_write);
       return false;
     }
     return true;
@@ -314,7 +320,7 @@ int cmd_run(std::span<char* const> args) {
     run_metrics->exiting(engine::to_int(code));
     if (metrics_file)
       if (std::optional<std::string> e = run_metrics->write_textfile(*metrics_file))
-        say("cannot write --metrics-file at exit: " + *e);
+        say("cannot write --metrics-file at exit: " + *e, code);
     return engine::to_int(code);
   };
   if (!write_metrics_file()) return engine::to_int(engine::exit_code::cannot_write);
@@ -323,7 +329,8 @@ int cmd_run(std::span<char* const> args) {
     auto server = engine::metrics_server::listen(io.get_executor(), *metrics_at, options.metrics);
     if (!server) {
       say("cannot serve metrics on " + *a.get("--metrics-address") + ": " + server.error().message() +
-          "; choose another --metrics-address");
+              "; choose another --metrics-address",
+          engine::exit_code::config);
       return exit_with(engine::exit_code::config);
     }
     metrics_server = std::move(*server);
@@ -375,8 +382,9 @@ int cmd_run(std::span<char* const> args) {
     last_resort.async_wait([&](boost::system::error_code hec) {
       if (hec || report || crashed) return;
       say("still not stopped " + std::to_string(terminal_grace.count()) +
-          " s after the terminal stop (leaving the group, or closing a client, does not return); exiting "
-          "now. The broker aborts the open transaction after transaction.timeout.ms");
+              " s after the terminal stop (leaving the group, or closing a client, does not return); exiting "
+              "now. The broker aborts the open transaction after transaction.timeout.ms",
+          engine::exit_code::temporary_failure);
       std::_Exit(exit_with(engine::exit_code::temporary_failure));
     });
   };

@@ -17,6 +17,7 @@
 #include <exception>
 #include <iostream>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -88,7 +89,12 @@ int main(int argc, char** argv) {
     return streamt::engine::to_int(streamt::engine::exit_code::usage);
   } catch (const std::exception& e) {
     // Expected failures are values; reaching here is a bug in streamt.
-    std::cerr << "streamt: internal error: " << e.what() << " (please report this)\n";
-    return streamt::engine::to_int(streamt::engine::exit_code::internal);
+    const int code = streamt::engine::to_int(streamt::engine::exit_code::internal);
+    if (streamt::cli::log_lines())
+      streamt::cli::say_error(argv[1], std::string("internal error: ") + e.what() + " (please report this)",
+                              code);
+    else
+      std::cerr << "streamt: internal error: " << e.what() << " (please report this)\n";
+    return code;
   }
 }

@@ -12,11 +12,14 @@
 #include <boost/log/expressions.hpp>
 #include <boost/log/sinks/sync_frontend.hpp>
 #include <boost/log/sinks/text_ostream_backend.hpp>
+#include <boost/log/utility/manipulators/add_value.hpp>
 #include <boost/make_shared.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <ctime>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -248,6 +251,107 @@ BOOST_AUTO_TEST_CASE(a_loggers_own_pipeline_wins_over_the_process_wide_one_which
   BOOST_TEST(b->at("application_id") == "process-id");
   BOOST_TEST(b->at("plan_digest") == "sha256:2222");
   BOOST_TEST(!b->contains("txn"));
+}
+
+BOOST_AUTO_TEST_CASE(a_json_line_writes_its_own_fields_after_the_message_with_numbers_as_numbers) {
+  capture c(&engine::format_json);
+  engine::transaction_sequence txn(4);
+  engine::logger lg = pipeline_logger(txn);
+  namespace at = engine::log_attribute;
+  // Given in another order than the line writes them.
+  STREAMT_LOG(lg, error) << engine::log_field(at::code, "wrong_type") << engine::log_field(at::offset, 9)
+                         << engine::log_field(at::partition, std::int32_t{0})
+                         << engine::log_field(at::topic, std::string("orders"))
+                         << engine::log_field(at::status, "invalid_record")
+                         << "invalid record at orders/0@9 [wrong_type]";
+  BOOST_TEST_REQUIRE(c.lines().size() == 1u);
+  BOOST_TEST(c.lines()[0] == R"({"time":"2026-12-01T05:00:00.123456Z","level":"error","channel":"log-test",)"
+                             R"("application_id":"orders-big","plan_digest":")" +
+                                 digest +
+                                 R"(","txn":4,"message":"invalid record at orders/0@9 [wrong_type]",)"
+                                 R"("topic":"orders","partition":0,"offset":9,"code":"wrong_type",)"
+                                 R"("status":"invalid_record"})");
+}
+
+BOOST_AUTO_TEST_CASE(counts_and_durations_are_json_numbers_up_to_the_largest_64_bit_values) {
+  capture c(&engine::format_json);
+  engine::logger lg = test_logger();
+  namespace at = engine::log_attribute;
+  STREAMT_LOG(lg, info) << engine::log_field(at::consumed, std::numeric_limits<std::uint64_t>::max())
+                        << engine::log_field(at::emitted, std::uint64_t{0})
+                        << engine::log_field(at::offset, std::numeric_limits<std::int64_t>::max())
+                        << engine::log_field(at::duration_ms, std::int64_t{-1})
+                        << engine::log_field(at::exit_code, 65) << "stopped";
+  BOOST_TEST_REQUIRE(c.lines().size() == 1u);
+  std::optional<boost::json::object> o = parse_object(c.lines()[0]);
+  BOOST_TEST_REQUIRE(o.has_value(), c.lines()[0]);
+  BOOST_TEST_REQUIRE(o->at("consumed").is_uint64(), c.lines()[0]);
+  BOOST_TEST(o->at("consumed").as_uint64() == std::numeric_limits<std::uint64_t>::max());
+  BOOST_TEST(o->at("emitted").to_number<std::uint64_t>() == 0u);
+  BOOST_TEST_REQUIRE(o->at("offset").is_int64(), c.lines()[0]);
+  BOOST_TEST(o->at("offset").as_int64() == std::numeric_limits<std::int64_t>::max());
+  BOOST_TEST(o->at("duration_ms").as_int64() == -1);
+  BOOST_TEST(o->at("exit_code").to_number<int>() == 65);
+}
+
+// An application that adds the attributes itself (boost::log::add_value)
+// may use any integer type; a value of another kind than the field's is left
+// out rather than written as something a collector would misread.
+BOOST_AUTO_TEST_CASE(a_field_added_with_any_integer_type_is_a_number_and_one_of_the_wrong_kind_is_left_out) {
+  capture c(&engine::format_json);
+  engine::logger lg = test_logger();
+  namespace at = engine::log_attribute;
+  STREAMT_LOG(lg, info) << boost::log::add_value(at::partition, short{3})
+                        << boost::log::add_value(at::offset, 12LL) << boost::log::add_value(at::consumed, 7u)
+                        << boost::log::add_value(at::emitted, std::string("5"))
+                        << boost::log::add_value(at::topic, 42) << "added by an application";
+  BOOST_TEST_REQUIRE(c.lines().size() == 1u);
+  std::optional<boost::json::object> o = parse_object(c.lines()[0]);
+  BOOST_TEST_REQUIRE(o.has_value(), c.lines()[0]);
+  BOOST_TEST(o->at("partition").to_number<int>() == 3);
+  BOOST_TEST(o->at("offset").to_number<std::int64_t>() == 12);
+  BOOST_TEST(o->at("consumed").to_number<std::uint64_t>() == 7u);
+  BOOST_TEST(!o->contains("emitted"), c.lines()[0]);
+  BOOST_TEST(!o->contains("topic"), c.lines()[0]);
+}
+
+BOOST_AUTO_TEST_CASE(a_field_the_line_may_lack_is_left_out_when_empty) {
+  capture c(&engine::format_json);
+  engine::logger lg = test_logger();
+  namespace at = engine::log_attribute;
+  std::optional<engine::log_field> offset;  // a named one, as the runtime's start-position line has
+  STREAMT_LOG(lg, info) << engine::log_field(at::partition, 1) << offset << "from the earliest";
+  offset.emplace(at::offset, 6);
+  STREAMT_LOG(lg, info) << engine::log_field(at::partition, 1) << offset << "resuming";
+  const std::vector<std::string> lines = c.lines();
+  BOOST_TEST_REQUIRE(lines.size() == 2u);
+  std::optional<boost::json::object> first = parse_object(lines[0]);
+  std::optional<boost::json::object> second = parse_object(lines[1]);
+  BOOST_TEST_REQUIRE((first && second));
+  BOOST_TEST(!first->contains("offset"), lines[0]);
+  BOOST_TEST(second->at("offset").to_number<std::int64_t>() == 6, lines[1]);
+}
+
+BOOST_AUTO_TEST_CASE(a_string_field_with_bytes_that_are_not_utf8_keeps_the_line_valid_json) {
+  capture c(&engine::format_json);
+  engine::logger lg = test_logger();
+  STREAMT_LOG(lg, warning) << engine::log_field(engine::log_attribute::topic, "bad\xff\"topic")
+                           << "delivery failed";
+  BOOST_TEST_REQUIRE(c.lines().size() == 1u);
+  std::optional<boost::json::object> o = parse_object(c.lines()[0]);
+  BOOST_TEST_REQUIRE(o.has_value(), c.lines()[0]);
+  BOOST_TEST(std::string(o->at("topic").as_string()) == "bad\xef\xbf\xbd\"topic");
+}
+
+BOOST_AUTO_TEST_CASE(a_text_line_shows_the_message_and_not_the_fields_which_it_already_says) {
+  capture c(&engine::format_text);
+  engine::logger lg = test_logger();
+  STREAMT_LOG(lg, info) << engine::log_field(engine::log_attribute::partition, 0)
+                        << engine::log_field(engine::log_attribute::offset, 6)
+                        << "orders/0: resuming at committed offset 6";
+  BOOST_TEST_REQUIRE(c.lines().size() == 1u);
+  BOOST_TEST(c.lines()[0] ==
+             "2026-12-01T05:00:00.123456Z info log-test: orders/0: resuming at committed offset 6");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -17,10 +17,14 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/log/core.hpp>
 #include <boost/log/expressions/message.hpp>
 #include <boost/log/sinks/basic_sink_backend.hpp>
 #include <boost/log/sinks/sync_frontend.hpp>
+#include <boost/log/sinks/text_ostream_backend.hpp>
+#include <boost/make_shared.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -28,7 +32,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -324,6 +330,8 @@ struct run_params {
   // Ask for the graceful stop when the engine logs a line holding this
   // (posted, as a signal would arrive), instead of from on_commit.
   std::string stop_when_logged = {};
+  // Changes to orders_plan() (a dead-letter topic).
+  std::function<void(plan::plan&)> adjust_plan = {};
 };
 
 run_outcome run_engine(mock_cluster& cluster, const std::string& state_dir,
@@ -367,7 +375,9 @@ run_outcome run_engine(mock_cluster& cluster, const std::string& state_dir,
       });
     });
 
-  asio::co_spawn(io, engine::async_run(orders_plan(), std::move(o)),
+  plan::plan p = orders_plan();
+  if (params.adjust_plan) params.adjust_plan(p);
+  asio::co_spawn(io, engine::async_run(std::move(p), std::move(o)),
                  asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr e, engine::run_report r) {
                    crashed = e;
                    if (!e) report = std::move(r);
@@ -893,4 +903,165 @@ BOOST_AUTO_TEST_CASE(a_graceful_stop_during_a_commit_that_hangs_becomes_terminal
   const auto took = run.ended_at - *run.stopped_at;
   BOOST_TEST(took >= 1500ms);
   BOOST_TEST(took < 12s, std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+}
+
+// ---- log fields ------------------------------------------------------------------
+
+namespace {
+
+// The engine's lines in --log-format json, every level, while it lives (the
+// console sink of quiet_logs is put back afterwards).
+class json_log {
+ public:
+  json_log() : stream_(boost::make_shared<std::ostringstream>()) {
+    auto backend = boost::make_shared<boost::log::sinks::text_ostream_backend>();
+    backend->add_stream(stream_);
+    sink_ = boost::make_shared<sink>(backend);
+    sink_->set_formatter(&engine::format_json);
+    auto core = boost::log::core::get();
+    core->remove_all_sinks();
+    core->reset_filter();
+    core->add_sink(sink_);
+  }
+  ~json_log() {
+    boost::log::core::get()->remove_sink(sink_);
+    engine::init_console_logging(engine::severity::warning);
+  }
+  json_log(const json_log&) = delete;
+  json_log& operator=(const json_log&) = delete;
+
+  // The lines of channel "engine" so far, each parsed (strictly).
+  std::vector<boost::json::object> engine_lines() const {
+    std::vector<boost::json::object> out;
+    std::istringstream in(stream_->str());
+    for (std::string line; std::getline(in, line);) {
+      boost::system::error_code ec;
+      boost::json::value v = boost::json::parse(line, ec);
+      BOOST_TEST_REQUIRE((!ec && v.is_object()), "not a JSON object: " << line);
+      if (v.as_object().contains("channel") && v.as_object().at("channel") == "engine")
+        out.push_back(v.as_object());
+    }
+    return out;
+  }
+
+ private:
+  using sink = boost::log::sinks::synchronous_sink<boost::log::sinks::text_ostream_backend>;
+  boost::shared_ptr<std::ostringstream> stream_;
+  boost::shared_ptr<sink> sink_;
+};
+
+// The first line whose message holds `needle`.
+std::optional<boost::json::object> line_saying(const std::vector<boost::json::object>& lines,
+                                               std::string_view needle) {
+  for (const boost::json::object& o : lines)
+    if (std::string_view(o.at("message").as_string()).find(needle) != std::string_view::npos) return o;
+  return std::nullopt;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(
+    in_json_the_lines_about_a_partition_or_an_invalid_record_carry_topic_partition_offset_and_code_as_fields) {
+  mock_cluster cluster(1);
+  // b's amount is a string: the run stops at orders/0@1 with exit 65.
+  cluster.seed({{"a", R"({"id":"a","amount":120})"},
+                {"b", R"({"id":"b","amount":"90"})"},
+                {"c", R"({"id":"c","amount":110})"}});
+  temp_state_dir dir;
+  std::vector<boost::json::object> lines;
+  engine::run_report report;
+  {
+    json_log log;
+    report = run_engine(cluster, dir.path(), {}).report;
+    lines = log.engine_lines();
+  }
+  BOOST_TEST_REQUIRE((report.status == engine::run_status::invalid_record), report.message);
+  BOOST_TEST_REQUIRE(report.invalid.has_value());
+  const std::string code = report.invalid->error.code;
+  BOOST_TEST(!code.empty());
+
+  auto is_number = [](const boost::json::object& o, const char* key, std::int64_t want) {
+    return o.contains(key) && o.at(key).is_int64() && o.at(key).as_int64() == want;
+  };
+  // Where partition 0 starts: no committed offset, so no offset field.
+  std::optional<boost::json::object> start = line_saying(lines, "orders/0: no committed offset");
+  BOOST_TEST_REQUIRE(start.has_value());
+  BOOST_TEST(start->at("topic") == source_topic);
+  BOOST_TEST(is_number(*start, "partition", 0), boost::json::serialize(*start));
+  BOOST_TEST(!start->contains("offset"), boost::json::serialize(*start));
+  // The session's warning as it stops at the record, and the closing error.
+  for (std::string_view says :
+       {"; committing the records before it and stopping", "invalid record at orders/0@1"}) {
+    std::optional<boost::json::object> about;
+    for (const boost::json::object& o : lines)
+      if (std::string_view(o.at("message").as_string()).find(says) != std::string_view::npos &&
+          (says.front() == ';' || o.at("level") == "error"))
+        about = o;
+    BOOST_TEST_INFO("the line saying '" << says << "'");
+    BOOST_TEST_REQUIRE(about.has_value());
+    BOOST_TEST(about->at("topic") == source_topic, boost::json::serialize(*about));
+    BOOST_TEST(is_number(*about, "partition", 0), boost::json::serialize(*about));
+    BOOST_TEST(is_number(*about, "offset", 1), boost::json::serialize(*about));
+    BOOST_TEST(about->at("code").as_string() == code, boost::json::serialize(*about));
+  }
+  std::optional<boost::json::object> closing = lines.empty() ? std::nullopt : std::optional(lines.back());
+  BOOST_TEST_REQUIRE(closing.has_value());
+  BOOST_TEST(closing->at("level") == "error", boost::json::serialize(*closing));
+  BOOST_TEST(closing->at("status") == "invalid_record", boost::json::serialize(*closing));
+  // The record before it committed; the commit line counts it.
+  std::optional<boost::json::object> commit = line_saying(lines, "committed transaction 1 (");
+  BOOST_TEST_REQUIRE(commit.has_value());
+  BOOST_TEST(commit->at("duration_ms").is_int64(), boost::json::serialize(*commit));
+  BOOST_TEST(commit->at("consumed").to_number<std::uint64_t>() == 1u, boost::json::serialize(*commit));
+  BOOST_TEST(commit->at("emitted").to_number<std::uint64_t>() == 1u, boost::json::serialize(*commit));
+}
+
+BOOST_AUTO_TEST_CASE(in_json_a_dead_letter_line_names_the_record_and_a_clean_stop_carries_the_counts) {
+  mock_cluster cluster(1);
+  constexpr const char* dead_letter_topic = "orders-dlq";
+  BOOST_TEST_REQUIRE(rd_kafka_mock_topic_create(cluster.get(), dead_letter_topic, 1, 1) ==
+                     RD_KAFKA_RESP_ERR_NO_ERROR);
+  cluster.seed({{"a", R"({"id":"a","amount":120})"},
+                {"b", R"({"id":"b","amount":"90"})"},
+                {"c", R"({"id":"c","amount":10})"}});
+  temp_state_dir dir;
+  std::vector<boost::json::object> lines;
+  engine::run_report report;
+  {
+    json_log log;
+    report = run_engine(cluster, dir.path(), once_consumed(3),
+                        {.adjust = {},
+                         .io = nullptr,
+                         .stop_inline = false,
+                         .limit = 60s,
+                         .stop_when_logged = {},
+                         .adjust_plan =
+                             [&](plan::plan& p) {
+                               p.identity.on_invalid = plan::on_invalid::dead_letter;
+                               p.identity.dead_letter_topic = dead_letter_topic;
+                             }})
+                 .report;
+    lines = log.engine_lines();
+  }
+  BOOST_TEST_REQUIRE((report.status == engine::run_status::stopped), report.message);
+  BOOST_TEST_REQUIRE(report.counts.dead_lettered == 1u);
+
+  std::optional<boost::json::object> dead = line_saying(lines, "writing it to dead-letter topic");
+  BOOST_TEST_REQUIRE(dead.has_value());
+  BOOST_TEST(dead->at("topic") == source_topic, boost::json::serialize(*dead));
+  BOOST_TEST(dead->at("partition").as_int64() == 0, boost::json::serialize(*dead));
+  BOOST_TEST(dead->at("offset").as_int64() == 1, boost::json::serialize(*dead));
+  BOOST_TEST(dead->at("code").as_string() == "wrong_type", boost::json::serialize(*dead));
+
+  std::optional<boost::json::object> stopped = line_saying(lines, "stopped cleanly: ");
+  BOOST_TEST_REQUIRE(stopped.has_value());
+  BOOST_TEST(stopped->at("status") == "stopped", boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("consumed").to_number<std::uint64_t>() == 3u, boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("emitted").to_number<std::uint64_t>() == 1u, boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("filtered").to_number<std::uint64_t>() == 1u, boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("tombstones").to_number<std::uint64_t>() == 0u, boost::json::serialize(*stopped));
+  BOOST_TEST(stopped->at("dead_lettered").to_number<std::uint64_t>() == 1u, boost::json::serialize(*stopped));
+  BOOST_TEST(
+      stopped->at("transactions_committed").to_number<std::uint64_t>() == report.transactions_committed,
+      boost::json::serialize(*stopped));
 }

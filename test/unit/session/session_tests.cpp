@@ -258,6 +258,10 @@ BOOST_AUTO_TEST_CASE(
   const ss::action a = r.produce(r.s.on(ss::began{ok(), r.now}), 2);
   BOOST_TEST(a.kind == act::send_offsets);
   BOOST_TEST(a.warning.find("invalid record at orders/0@9") != std::string::npos);
+  // The record the warning is about, for the line's fields.
+  BOOST_TEST_REQUIRE(a.record.has_value());
+  BOOST_TEST(a.record->offset == 9);
+  BOOST_TEST(a.record->error.code == "type_mismatch");
   BOOST_TEST(r.pending(0) == 9);
   BOOST_TEST(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
   const ss::action end = r.commit_returns(ok());
