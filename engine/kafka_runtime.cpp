@@ -8,6 +8,7 @@
 #include "engine/session/position_policy.hpp"
 #include "engine/session/refusal.hpp"
 #include "engine/session/session.hpp"
+#include "engine/session/succession.hpp"
 #include "engine/state_dir.hpp"
 #include "kafka/config.hpp"
 #include "kafka/consumer.hpp"
@@ -298,7 +299,10 @@ class runtime {
                      admitted.error().message);
     }
     const std::string txn_id = transactional_id(plan_, *state_);
-    lineage_ = to_commit_metadata({plan::digest(plan_), state_->instance_id()});
+    our_plan_ = ss::our_plan{plan::digest(plan_), plan::output_shape(plan_), plan_.supersedes,
+                             state_->previous_plan_digest(), options_.allow_output_change};
+    lineage_ = to_commit_metadata(
+        {our_plan_.digest, state_->instance_id(), our_plan_.output_shape, our_plan_.supersedes});
     STREAMT_LOG(log_, info) << "starting " << plan_.identity.application_id << ": "
                             << plan_.identity.source_topic << " -> " << plan_.identity.sink_topic << ", plan "
                             << plan::digest(plan_) << ", transactional id " << txn_id << ", librdkafka "
@@ -830,6 +834,15 @@ class runtime {
         }
         marks = *answer;
       }
+      // Whether this plan may take the partition at all, from the lineage of
+      // its last commit: before anything of it is consumed.
+      auto inherited =
+          ss::succession(describe(po.partition), ours, from_commit_metadata(co.metadata), our_plan_);
+      if (auto* refused = std::get_if<ss::succession_refused>(&inherited))
+        co_return refuse_assignment(ev.partitions,
+                                    ss::run_failed{run_status::rejected_config, std::move(refused->message)});
+      if (const std::string& note = std::get<ss::take_partition>(inherited).note; !note.empty())
+        STREAMT_LOG(log_, info) << note;
       auto decided = ss::start_position(describe(po.partition), ours, marks, options_.reset_offsets);
       if (auto* refused = std::get_if<ss::start_refused>(&decided))
         co_return refuse_assignment(ev.partitions,
@@ -1212,6 +1225,7 @@ class runtime {
   // The offset metadata of every commit: which plan, which instance
   // (engine/lineage.hpp).
   std::string lineage_;
+  ss::our_plan our_plan_;  // what the succession check compares each partition's lineage with
   std::unique_ptr<kafka::producer> producer_;
   std::unique_ptr<kafka::consumer> consumer_;
   std::optional<kafka_sink> sink_;

@@ -3,6 +3,7 @@
 
 #include "engine/lineage.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -21,6 +22,13 @@ std::string to_commit_metadata(const lineage& l) {
   o["streamt"] = lineage_version;
   o["plan"] = l.plan_digest;
   o["instance"] = l.instance;
+  if (!l.output_shape.empty()) o["shape"] = l.output_shape;
+  if (!l.supersedes.empty()) {
+    json::array before;
+    for (std::size_t i = 0; i < l.supersedes.size() && i < lineage_supersedes; ++i)
+      before.emplace_back(json::string(l.supersedes[i]));
+    o["supersedes"] = std::move(before);
+  }
   return json::serialize(o);
 }
 
@@ -41,6 +49,12 @@ std::optional<lineage> from_commit_metadata(std::string_view metadata) {
   lineage l;
   l.plan_digest = plan->get_string();
   if (instance && instance->is_string()) l.instance = instance->get_string();
+  if (const json::value* shape = o.if_contains("shape"); shape && shape->is_string())
+    l.output_shape = shape->get_string();
+  if (const json::value* before = o.if_contains("supersedes"); before && before->is_array())
+    for (const json::value& d : before->get_array())
+      if (d.is_string() && l.supersedes.size() < lineage_supersedes)
+        l.supersedes.emplace_back(d.get_string());
   return l;
 }
 

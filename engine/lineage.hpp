@@ -11,20 +11,33 @@
 // The metadata is one compact JSON object, versioned so that later fields
 // can be added without breaking an older reader:
 //
-//     {"streamt":1,"plan":"sha256:<64 hex>","instance":"<instance id>"}
+//     {"streamt":1,"plan":"sha256:<64 hex>","instance":"<instance id>",
+//      "shape":"sha256:<64 hex>","supersedes":["sha256:<64 hex>",...]}
 //
-// The broker bounds offset metadata (offset.metadata.max.bytes, 4096 by
-// default); this is about 120 bytes for an instance id of the usual size.
+// `shape` is the plan's output shape (plan::output_shape) and `supersedes`
+// the first lineage_supersedes of the plans it succeeds: what another
+// instance needs to tell, from the commit alone, whether this plan
+// succeeds its own, is succeeded by it, or is unrelated
+// (session/succession.hpp). The broker bounds offset metadata
+// (offset.metadata.max.bytes, 4096 by default); this is at most about
+// 1.5 KiB.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace streamt::engine {
 
+// How many of a plan's predecessors its commits name.
+inline constexpr std::size_t lineage_supersedes = 16;
+
 struct lineage {
-  std::string plan_digest;  // "sha256:<64 hex>"
-  std::string instance;     // the state directory's instance id
+  std::string plan_digest;                // "sha256:<64 hex>"
+  std::string instance;                   // the state directory's instance id
+  std::string output_shape{};             // "sha256:<64 hex>", or empty when not recorded
+  std::vector<std::string> supersedes{};  // nearest first, at most lineage_supersedes
   friend bool operator==(const lineage&, const lineage&) = default;
 };
 

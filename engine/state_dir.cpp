@@ -350,6 +350,7 @@ result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) 
               "'; consumers of the sink topic will see records of a new shape. Restart with "
               "--allow-output-change if that is intended");
     instance_id_ = was_id.instance_id;
+    previous_plan_digest_ = plan::digest(*last);
     pending_identity_.clear();
   } else {
     // A new instance: its id is chosen now (the transactional id needs it)

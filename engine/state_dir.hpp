@@ -97,6 +97,11 @@ class state_dir {
   const std::string& path() const noexcept { return path_; }
   // Whether admit() found no earlier plan here (a new instance).
   bool first_run() const noexcept { return first_run_; }
+  // After admit(): the digest of the plan last run here, which admit()
+  // compared the new one with (empty on a first run). The lineage check
+  // takes it as a predecessor: a restart from this directory with a
+  // changed predicate needs no --supersedes (contract §5).
+  const std::string& previous_plan_digest() const noexcept { return previous_plan_digest_; }
 
   state_dir(state_dir&& other) noexcept;
   state_dir& operator=(state_dir&&) = delete;
@@ -108,6 +113,7 @@ class state_dir {
   std::string path_;
   int lock_fd_ = -1;  // the open lock file; -1 once moved from
   std::string instance_id_;
+  std::string previous_plan_digest_;
   bool first_run_ = false;
   bool admitted_ = false;               // admit() succeeded; commit() not yet done
   bool committed_ = false;              // commit() succeeded: the files are this run's

@@ -45,8 +45,11 @@ std::vector<committed_offset> committed_of(const rd_kafka_topic_partition_list_t
   for (int i = 0; i < list->cnt; ++i) {
     const std::int64_t o = list->elems[i].offset;
     // librdkafka answers RD_KAFKA_OFFSET_INVALID where nothing is committed.
+    const rd_kafka_topic_partition_t& e = list->elems[i];
     out.push_back(
-        {{list->elems[i].topic, list->elems[i].partition}, o >= 0 ? std::optional(o) : std::nullopt});
+        {{e.topic, e.partition},
+         o >= 0 ? std::optional(o) : std::nullopt,
+         e.metadata ? std::string(static_cast<const char*>(e.metadata), e.metadata_size) : std::string()});
   }
   return out;
 }

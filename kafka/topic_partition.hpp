@@ -39,6 +39,7 @@ struct partition_offset {
 struct committed_offset {
   topic_partition partition;
   std::optional<std::int64_t> offset;
+  std::string metadata{};  // the commit's metadata, as committed (empty: none)
   friend bool operator==(const committed_offset&, const committed_offset&) = default;
 };
 

@@ -473,6 +473,22 @@ std::string canonical_json(const plan& p) {
 
 std::string digest(const plan& p) { return std::string(digest_prefix) + sha256_hex(canonical_json(p)); }
 
+std::string output_shape(const plan& p) {
+  boost::json::array members;
+  for (const projection_item& item : p.projection) {
+    boost::json::object o;
+    o["as"] = item.output_name;
+    if (item.column < p.schema.columns.size()) {
+      o["type"] = to_string(p.schema.columns[item.column].type);
+      o["nullable"] = p.schema.columns[item.column].nullable;
+    }
+    members.emplace_back(std::move(o));
+  }
+  std::string out;
+  detail::write_json(out, members, 0);
+  return std::string(digest_prefix) + sha256_hex(out);
+}
+
 std::string write_plan(const plan& p) {
   boost::json::object root = plan_to_json(p);
   root["digest"] = digest(p);

@@ -28,6 +28,18 @@ BOOST_AUTO_TEST_CASE(the_lineage_is_read_back_from_the_metadata_it_wrote) {
   BOOST_TEST((*back == l));
 }
 
+BOOST_AUTO_TEST_CASE(the_output_shape_and_the_plans_superseded_travel_with_the_commit_up_to_the_bound) {
+  e::lineage l{digest, "i", "sha256:" + std::string(64, 's'), {}};
+  for (int i = 0; i < 20; ++i) l.supersedes.push_back("sha256:" + std::string(63, 'c') + char('a' + i));
+  const std::string m = e::to_commit_metadata(l);
+  BOOST_TEST(m.size() < 2048u);
+  const std::optional<e::lineage> back = e::from_commit_metadata(m);
+  BOOST_TEST_REQUIRE(back.has_value());
+  BOOST_TEST(back->output_shape == l.output_shape);
+  BOOST_TEST_REQUIRE(back->supersedes.size() == e::lineage_supersedes);
+  BOOST_TEST(back->supersedes.front() == l.supersedes.front());  // the nearest are kept
+}
+
 BOOST_AUTO_TEST_CASE(metadata_that_is_not_ours_records_no_lineage) {
   for (std::string_view m :
        {"", "-", "committed by kafka-consumer-groups", "{", "[1]", R"({"plan":"sha256:ab"})",

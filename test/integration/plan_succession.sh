@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The streamt authors
+
+# Issue 18's first steps, on the real broker (contract §5, the lineage in
+# each commit's metadata): plans on one application id, each instance with
+# a fresh state directory, as every new Kubernetes pod has.
+#  1. Plan A runs; plan X, unrelated (another predicate and projection), is
+#     started after it and refused (exit 78) before it consumes anything:
+#     the sink holds A's shape only.
+#  2. Plan B, compiled with --supersedes A, takes the partition over at A's
+#     committed offset, and the log says so with both digests.
+#  3. A started again (its own state directory) is refused: an older plan
+#     never overwrites a newer one's progress.
+#  4. A compiled again with --supersedes B (a roll-back) takes it back.
+# Not here yet: two unrelated plans started at the same moment on a fresh
+# group (offset metadata cannot order them; issue 18's control topic).
+source "$(dirname "$0")/lib.sh"
+
+src=$(unique succ-in) sink=$(unique succ-out) app=$(unique succession)
+create_topic "$src" 1
+create_topic "$sink" 1
+orders_schema "$src" "$work/orders.schema.json"
+compile "$work/orders.schema.json" "$app" "$sink" "SELECT id, amount FROM orders" "$work/a.json"
+compile "$work/orders.schema.json" "$app" "$sink" "SELECT id FROM orders WHERE amount >= 150" "$work/x.json"
+echo "SELECT id, amount FROM orders WHERE amount >= 100" |
+  "$STREAMT_BINARY" compile --schema "$work/orders.schema.json" --application-id "$app" --sink-topic "$sink" \
+    --supersedes "$work/a.json" --output "$work/b.json" -
+digest() { "$STREAMT_BINARY" check "$1" | awk '/^digest:/ { print $2 }'; }
+a=$(digest "$work/a.json") b=$(digest "$work/b.json") x=$(digest "$work/x.json")
+
+echo "== plan A processes the first records"
+numbered_orders 0 10 | produce "$src"
+start_engine a "$work/a.json" "$work/a-state"
+wait_for_committed "$app" "$src" 0 10 || { show_log a; fail "A did not commit its records"; }
+stop_engine a
+check_eq "A's exit code" 0 "$engine_rc"
+
+echo "== an unrelated plan on the same application id is refused, from a fresh state directory"
+numbered_orders 10 20 | produce "$src"
+start_engine x "$work/x.json" "$work/x-state"
+wait_engine x 90
+check_eq "the unrelated plan's exit code" 78 "$engine_rc"
+grep -qF "$src/0 was last committed at offset 10 by plan $a" "$work/x.log" &&
+  grep -qF "which this plan $x does not supersede" "$work/x.log" ||
+  { show_log x; fail "the refusal does not name both plans and the offset"; }
+checks_passed=$((checks_passed + 1))
+check_eq "nothing was committed past A's offset" 10 "$(committed_offset "$app" "$src" 0)"
+check_eq "the sink holds A's shape only" 10 "$(values_committed "$sink" | grep -c '"amount"')"
+
+echo "== plan B, which supersedes A, takes over at A's offset"
+start_engine b "$work/b.json" "$work/b-state"
+wait_for_committed "$app" "$src" 0 20 || { show_log b; fail "B did not take over"; }
+stop_engine b
+check_eq "B's exit code" 0 "$engine_rc"
+grep -qF "taking over $src/0 at offset 10 from plan $a" "$work/b.log" &&
+  grep -qF "which plan $b supersedes" "$work/b.log" ||
+  { show_log b; fail "B does not log the hand-over with both digests and the offset"; }
+checks_passed=$((checks_passed + 1))
+# 10 of A (every amount), then of 10..19 those B passes (>= 100: none).
+check_eq "the sink: A's records, then B's" 10 "$(values_committed "$sink" | wc -l)"
+check_eq "streamt offsets names B as the plan of the partition" "$b" \
+  "$("$STREAMT_BINARY" offsets "$app" --bootstrap-servers "$STREAMT_BOOTSTRAP" --format json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["partitions"][0]["plan"])')"
+
+echo "== A again, from its own state directory: refused, B's progress stays"
+numbered_orders 100 110 | produce "$src"
+start_engine a2 "$work/a.json" "$work/a-state"
+wait_engine a2 90
+check_eq "the superseded plan's exit code" 78 "$engine_rc"
+grep -qF "by plan $b" "$work/a2.log" && grep -qF "which supersedes this plan $a" "$work/a2.log" ||
+  { show_log a2; fail "the superseded plan does not say why it stops"; }
+checks_passed=$((checks_passed + 1))
+check_eq "nothing committed by the superseded plan" 20 "$(committed_offset "$app" "$src" 0)"
+
+echo "== roll-back: A compiled again with --supersedes B takes the partition back"
+echo "SELECT id, amount FROM orders" |
+  "$STREAMT_BINARY" compile --schema "$work/orders.schema.json" --application-id "$app" --sink-topic "$sink" \
+    --supersedes "$work/b.json" --output "$work/a-again.json" -
+start_engine back "$work/a-again.json" "$work/back-state"
+wait_for_committed "$app" "$src" 0 30 || { show_log back; fail "the roll-back did not take over"; }
+stop_engine back
+check_eq "the roll-back's exit code" 0 "$engine_rc"
+check_eq "the sink: the 10 new records too" 20 "$(values_committed "$sink" | wc -l)"
+echo "plan_succession: $checks_passed checks passed"
