@@ -262,6 +262,27 @@ class temp_state_dir {
   std::string path_;
 };
 
+// Makes one sink the only one while it lives; the console sink of
+// quiet_logs is put back afterwards. What log_watch and json_log share.
+class sole_sink {
+ public:
+  explicit sole_sink(boost::shared_ptr<boost::log::sinks::sink> s) : sink_(std::move(s)) {
+    auto core = boost::log::core::get();
+    core->remove_all_sinks();
+    core->reset_filter();
+    core->add_sink(sink_);
+  }
+  ~sole_sink() {
+    boost::log::core::get()->remove_sink(sink_);
+    engine::init_console_logging(engine::severity::warning);
+  }
+  sole_sink(const sole_sink&) = delete;
+  sole_sink& operator=(const sole_sink&) = delete;
+
+ private:
+  boost::shared_ptr<boost::log::sinks::sink> sink_;
+};
+
 // Calls `on_match` once, from the logging thread, when a log line holds
 // `needle`: a test's way to act at a point inside the engine that no other
 // hook reaches (the start of a commit). Debug lines flow while it lives (to
@@ -269,18 +290,8 @@ class temp_state_dir {
 class log_watch {
  public:
   log_watch(std::string needle, std::function<void()> on_match)
-      : sink_(boost::make_shared<sink>(boost::make_shared<backend>(std::move(needle), std::move(on_match)))) {
-    auto core = boost::log::core::get();
-    core->remove_all_sinks();
-    core->reset_filter();
-    core->add_sink(sink_);
+      : only_(boost::make_shared<sink>(boost::make_shared<backend>(std::move(needle), std::move(on_match)))) {
   }
-  ~log_watch() {
-    boost::log::core::get()->remove_sink(sink_);
-    engine::init_console_logging(engine::severity::warning);
-  }
-  log_watch(const log_watch&) = delete;
-  log_watch& operator=(const log_watch&) = delete;
 
  private:
   class backend : public boost::log::sinks::basic_sink_backend<boost::log::sinks::synchronized_feeding> {
@@ -301,7 +312,7 @@ class log_watch {
     bool matched_ = false;
   };
   using sink = boost::log::sinks::synchronous_sink<backend>;
-  boost::shared_ptr<sink> sink_;
+  sole_sink only_;
 };
 
 struct run_outcome {
@@ -913,22 +924,7 @@ namespace {
 // console sink of quiet_logs is put back afterwards).
 class json_log {
  public:
-  json_log() : stream_(boost::make_shared<std::ostringstream>()) {
-    auto backend = boost::make_shared<boost::log::sinks::text_ostream_backend>();
-    backend->add_stream(stream_);
-    sink_ = boost::make_shared<sink>(backend);
-    sink_->set_formatter(&engine::format_json);
-    auto core = boost::log::core::get();
-    core->remove_all_sinks();
-    core->reset_filter();
-    core->add_sink(sink_);
-  }
-  ~json_log() {
-    boost::log::core::get()->remove_sink(sink_);
-    engine::init_console_logging(engine::severity::warning);
-  }
-  json_log(const json_log&) = delete;
-  json_log& operator=(const json_log&) = delete;
+  json_log() : stream_(boost::make_shared<std::ostringstream>()), only_(json_sink(stream_)) {}
 
   // The lines of channel "engine" so far, each parsed (strictly).
   std::vector<boost::json::object> engine_lines() const {
@@ -946,8 +942,15 @@ class json_log {
 
  private:
   using sink = boost::log::sinks::synchronous_sink<boost::log::sinks::text_ostream_backend>;
+  static boost::shared_ptr<sink> json_sink(boost::shared_ptr<std::ostringstream> stream) {
+    auto backend = boost::make_shared<boost::log::sinks::text_ostream_backend>();
+    backend->add_stream(std::move(stream));
+    auto s = boost::make_shared<sink>(backend);
+    s->set_formatter(&engine::format_json);
+    return s;
+  }
   boost::shared_ptr<std::ostringstream> stream_;
-  boost::shared_ptr<sink> sink_;
+  sole_sink only_;
 };
 
 // The first line whose message holds `needle`.
