@@ -5,6 +5,7 @@
 
 #include "engine/lineage.hpp"
 #include "engine/log.hpp"
+#include "engine/session/claims.hpp"
 #include "engine/session/position_policy.hpp"
 #include "engine/session/refusal.hpp"
 #include "engine/session/session.hpp"
@@ -65,6 +66,14 @@ namespace {
 
 namespace ss = streamt::engine::session;
 using ss::act;
+
+// The plan log is read whole at every start: it grows by one claim per plan
+// change (and per instance that lost a race), so a million is far beyond
+// any fleet's history, and about 300 MB of claims at most.
+constexpr std::size_t max_plan_log_records = 1000000;
+// Rounds of claim-and-read before giving up (each lost round means another
+// instance's claim came first, decided against in the next).
+constexpr int max_claim_rounds = 5;
 
 // A run's record counts as fields of a line (log_attribute::consumed and
 // after), for the commit summaries and the closing line.
@@ -357,6 +366,9 @@ class runtime {
                          "transaction.state.log.min.isr satisfiable");
     }
     if (stop_news()) co_return stopped_in_start_up("after init_transactions, before joining the group");
+    if (std::optional<run_report> refused = co_await claim_application(settings)) co_return refused;
+    if (stop_news())
+      co_return stopped_in_start_up("after claiming the application, before joining the group");
     // Kafka has admitted the run: only now is the state directory written,
     // so a start refused before this point leaves it as it found it.
     if (result<void> committed = state_->commit(); !committed)
@@ -366,6 +378,78 @@ class runtime {
       co_return fail(run_status::failed, "subscribe: " + e.message);
     STREAMT_LOG(log_, info) << "joined group " << plan_.identity.application_id << "; waiting for partitions";
     co_return std::nullopt;
+  }
+
+  // Before anything is consumed, this plan must hold the application id in
+  // its plan log (session/claims.hpp): read the log to its end, and write a
+  // claim where succession allows one, then read it again, until this plan
+  // stands or is refused. A few rounds at most: each lost round means
+  // another instance's claim came first, and the next round decides against
+  // that claim.
+  asio::awaitable<std::optional<run_report>> claim_application(kafka::settings settings) {
+    if (!options_.claim_plans) co_return std::nullopt;
+    const std::string topic = ss::plan_log_topic(plan_.identity.application_id);
+    const auto timeout = options_.connect_timeout;
+    auto failed = [&](const kafka::error_report& e) {
+      if (e.info.code == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+          e.info.code == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
+        return fail(run_status::unavailable,
+                    "the brokers refuse this client the plan log " + topic + ": " + e.message +
+                        ". Grant its principal Read, Write and Describe on topic '" + topic +
+                        "', and Create on it unless the topic exists (1 partition, retention.ms=-1)");
+      return fail(run_status::unavailable, "the plan log " + topic + ": " + e.message);
+    };
+    auto create_op = producer_->async_create_log_topic(topic, timeout);
+    std::string create_refused;
+    if (kafka::error_report e = co_await std::move(create_op); e.failed()) {
+      // A principal without Create on a topic an administrator made: read on.
+      if (e.info.code != RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED &&
+          e.info.code != RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
+        co_return failed(e);
+      create_refused = e.message;
+    }
+    for (int round = 1;; ++round) {
+      auto read_op = producer_->async_read_log(settings, topic, max_plan_log_records, timeout);
+      kafka::kafka_result<std::vector<kafka::log_record>> log = co_await std::move(read_op);
+      if (!log) {
+        kafka::error_report e = log.error();
+        if (!create_refused.empty() && e.info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+          e.info.code = RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;  // missing because Create was refused
+        if (!create_refused.empty()) e.message += " (creating it was refused: " + create_refused + ")";
+        co_return failed(e);
+      }
+      std::vector<ss::logged_claim> claims;
+      for (const kafka::log_record& r : *log)
+        if (std::optional<ss::plan_claim> c = ss::from_claim_record(r.value))
+          claims.push_back({r.offset, *c});
+      const std::optional<ss::logged_claim> standing = ss::standing_claim(claims);
+      auto step = ss::next_claim_step(plan_.identity.application_id, topic, standing, our_plan_,
+                                      state_->instance_id());
+      if (auto* refused = std::get_if<ss::succession_refused>(&step))
+        co_return fail(run_status::rejected_config, std::move(refused->message));
+      if (auto* stands = std::get_if<ss::plan_stands>(&step)) {
+        STREAMT_LOG(log_, info) << "plan " << our_plan_.digest << " holds " << plan_.identity.application_id
+                                << " in its plan log " << topic << " (claimed at offset " << stands->since
+                                << ")";
+        co_return std::nullopt;
+      }
+      if (round > max_claim_rounds)
+        co_return fail(run_status::unavailable,
+                       "the plan log " + topic + ": this plan's claim lost " +
+                           std::to_string(max_claim_rounds) +
+                           " times in a row to other instances' claims; restart to try again");
+      ss::write_claim& w = std::get<ss::write_claim>(step);
+      if (!w.note.empty()) STREAMT_LOG(log_, info) << w.note;
+      auto append_op = producer_->async_append_log(settings, topic, plan_.identity.application_id,
+                                                   ss::to_claim_record(w.claim), timeout);
+      kafka::kafka_result<std::int64_t> at = co_await std::move(append_op);
+      if (!at) co_return failed(at.error());
+      STREAMT_LOG(log_, info) << "claimed " << plan_.identity.application_id << " for plan "
+                              << our_plan_.digest << " at offset " << *at << " of " << topic
+                              << (w.claim.replaces.empty() ? std::string()
+                                                           : ", replacing plan " + w.claim.replaces);
+      if (stop_news()) co_return std::nullopt;  // the caller ends the start-up
+    }
   }
 
   std::optional<run_report> make_producer(const asio::any_io_executor& ex, const std::string& txn_id,
@@ -877,9 +961,11 @@ class runtime {
   ss::action refuse_assignment(std::vector<kafka::topic_partition> parts, ss::run_failed failure) {
     std::vector<kafka::partition_offset> at_end;
     for (kafka::topic_partition& tp : parts) at_end.push_back({std::move(tp), RD_KAFKA_OFFSET_END});
-    if (kafka::error_report e = consumer_->incremental_assign(at_end); e.failed())
+    if (kafka::error_report e = consumer_->incremental_assign(at_end); e.failed()) {
       STREAMT_LOG(log_, warning) << "acknowledging the assignment before stopping: " << e.message;
-    return session_.on(std::move(failure));
+      return session_.on(std::move(failure));
+    }
+    return session_.on(ss::assignment_refused{failure.status, std::move(failure.message)});
   }
 
   // After an abort, every owned partition goes back to its committed offset:

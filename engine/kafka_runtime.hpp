@@ -75,6 +75,12 @@ struct run_options {
   // cluster that answers no DescribeConfigs (librdkafka's mock cluster
   // waits out the 5 s at every start; test/unit/mock turns it off).
   bool cap_batches_to_topic_limits = true;
+  // Claim the application id for this plan in its plan log before joining
+  // the group (session/claims.hpp), so that of two unrelated plans started
+  // at once on a new group only one runs. Off only for librdkafka's mock
+  // cluster (test/unit/mock), which keeps no such topic for the test to
+  // mean anything; a real fleet always claims.
+  bool claim_plans = true;
   // How long the brokers may take to answer at start-up (until partitions are
   // first taken). A running engine waits for them up to stall_timeout.
   std::chrono::milliseconds connect_timeout{30000};

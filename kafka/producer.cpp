@@ -265,6 +265,33 @@ boost::asio::awaitable<kafka_result<std::map<std::string, std::string>>> produce
   co_return co_await std::move(op);
 }
 
+boost::asio::awaitable<error_report> producer::async_create_log_topic(std::string topic,
+                                                                      std::chrono::milliseconds timeout) {
+  rd_kafka_t* rk = rk_.get();
+  auto op = detail::run_blocking<error_report>(
+      txn_pool_.get_executor(),
+      [rk, topic = std::move(topic), timeout] { return create_log_topic(rk, topic, timeout); });
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<kafka_result<std::vector<log_record>>> producer::async_read_log(
+    settings user, std::string topic, std::size_t max_records, std::chrono::milliseconds timeout) {
+  auto op = detail::run_blocking<kafka_result<std::vector<log_record>>>(
+      txn_pool_.get_executor(), [user = std::move(user), topic = std::move(topic), max_records, timeout] {
+        return read_log(user, topic, max_records, timeout);
+      });
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<kafka_result<std::int64_t>> producer::async_append_log(
+    settings user, std::string topic, std::string key, std::string value, std::chrono::milliseconds timeout) {
+  auto op = detail::run_blocking<kafka_result<std::int64_t>>(
+      txn_pool_.get_executor(),
+      [user = std::move(user), topic = std::move(topic), key = std::move(key), value = std::move(value),
+       timeout] { return append_log(user, topic, key, value, timeout); });
+  co_return co_await std::move(op);
+}
+
 rd_kafka_resp_err_t producer::fatal_cause() const noexcept {
   return rd_kafka_fatal_error(rk_.get(), nullptr, 0);
 }

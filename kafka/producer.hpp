@@ -38,6 +38,7 @@
 #include "kafka/error.hpp"
 #include "kafka/handles.hpp"
 #include "kafka/message_view.hpp"
+#include "kafka/plan_log.hpp"
 #include "kafka/queue_waker.hpp"
 #include "kafka/topic_partition.hpp"
 
@@ -188,6 +189,18 @@ class producer {
       std::vector<std::string> topics, std::string key, std::chrono::milliseconds timeout);
 
   // The code of the producer's fatal error, or NO_ERROR if it has none.
+  // The plan log (plan_log.hpp), on the transactional pool: start-up only,
+  // before init_transactions' first use of it matters. The topic is created
+  // through this producer's handle; reads and writes use clients of their
+  // own with `user`'s settings.
+  boost::asio::awaitable<error_report> async_create_log_topic(std::string topic,
+                                                              std::chrono::milliseconds timeout);
+  boost::asio::awaitable<kafka_result<std::vector<log_record>>> async_read_log(
+      settings user, std::string topic, std::size_t max_records, std::chrono::milliseconds timeout);
+  boost::asio::awaitable<kafka_result<std::int64_t>> async_append_log(settings user, std::string topic,
+                                                                      std::string key, std::string value,
+                                                                      std::chrono::milliseconds timeout);
+
   rd_kafka_resp_err_t fatal_cause() const noexcept;
 
   rd_kafka_t* native_handle() const noexcept { return rk_.get(); }

@@ -433,6 +433,20 @@ action run_session::handle(const assigned& e) {
 
 action run_session::handle(const run_failed& e) { return close(ending{e.status, e.message, {}}); }
 
+action run_session::handle(const assignment_refused& e) {
+  established_ = true;  // the refused partitions were acknowledged: the member has joined
+  if (machine_.current() == commit::machine::state::idle) return close(ending{e.status, e.message, {}});
+  // A transaction is open on the partitions this member keeps (a
+  // cooperative rebalance added the refused ones). Leaving with it open
+  // would make their next owners wait for it (their committed offsets stay
+  // unstable until the transaction coordinator times it out): abort it as
+  // a terminal stop does, then close with the refusal.
+  refusal_ = ending{e.status, e.message, {}};
+  stop_.stop_at_record();
+  return follow(machine_.step(commit::cancel_requested{commit::stop_kind::terminal}),
+                "stopping: " + e.message);
+}
+
 // ---- the machine's answers ----------------------------------------------------------
 
 action run_session::follow(commit::next_action a, std::string warning) {
@@ -632,6 +646,8 @@ action run_session::close(std::optional<ending> failure, std::string warning) {
   a.leave_group = running_ && established_ && !stalled_ && stop_.leaves_group(facts_);
   if (failure) {
     ending_ = std::move(failure);
+  } else if (refusal_) {
+    ending_ = std::move(refusal_);
   } else if (invalid_) {
     ending e;
     e.status = run_status::invalid_record;

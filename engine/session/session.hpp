@@ -161,8 +161,8 @@ struct assigned {
   // "the beginning").
   std::map<partition_id, offset> positions{};
 };
-// The driver found the run cannot go on (a failed poll, a refused
-// assignment, a consumer error, unreachable brokers).
+// The driver found the run cannot go on (a failed poll, a consumer error,
+// unreachable brokers).
 struct run_failed {
   run_status status = run_status::failed;
   std::string message;
@@ -176,9 +176,21 @@ struct broker_wait {
   kafka::error_report last;  // the last unanswered attempt's error
 };
 
+// The driver refused partitions it was assigned (a committed position out
+// of range, a plan that may not take them over), after acknowledging them
+// at their end so that nothing of them is consumed. Unlike a run that
+// fails before its first assignment, this member holds an assignment: its
+// LeaveGroup queues behind nothing, and leaving moves the partitions to the
+// other members at once instead of after the session timeout (45 s by
+// default), which a fleet being updated would spend waiting.
+struct assignment_refused {
+  run_status status = run_status::rejected_config;
+  std::string message;
+};
+
 using event = std::variant<started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
                            offsets_sent, commit_returned, abort_returned, rewound, retry_elapsed, revoked,
-                           given_up, assigned, run_failed, dead_lettered>;
+                           given_up, assigned, run_failed, assignment_refused, dead_lettered>;
 
 // ---- actions ---------------------------------------------------------------
 
@@ -298,6 +310,7 @@ class run_session {
   action handle(const given_up&);
   action handle(const assigned&);
   action handle(const run_failed&);
+  action handle(const assignment_refused&);
   action handle(const dead_lettered&);
 
   // The machine's answer, as the driver's next action.
@@ -328,6 +341,8 @@ class run_session {
   bool established_ = false;  // partitions were taken once
   bool closed_ = false;
   std::optional<ending> ending_;
+  // A refused assignment that waits for the open transaction's abort.
+  std::optional<ending> refusal_;
   std::string producer_failure_;
 
   action last_;  // the action in hand (the machine's `wait` repeats it)

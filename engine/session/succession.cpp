@@ -26,15 +26,16 @@ std::string at(std::optional<offset> committed) {
 std::variant<take_partition, succession_refused> succession(std::string_view name,
                                                             std::optional<offset> committed,
                                                             const std::optional<lineage>& last,
-                                                            const our_plan& ours) {
+                                                            const our_plan& ours, std::string_view done) {
   if (!last || last->plan_digest == ours.digest) return take_partition{};
   const std::string where(name);
+  const std::string was_last = " was last " + std::string(done);
   if (names(ours.supersedes, last->plan_digest) || last->plan_digest == ours.ran_here) {
     // The shape travels with each commit, so a fresh instance (a new pod,
     // an empty state directory) meets the same guard as a restarted one.
     if (!last->output_shape.empty() && last->output_shape != ours.output_shape && !ours.allow_output_change)
       return succession_refused{
-          where + " was last committed" + at(committed) + " by " + by(*last) + ", whose output has another " +
+          where + was_last + at(committed) + " by " + by(*last) + ", whose output has another " +
           "shape (projection or schema) than this plan's " + ours.digest +
           "; consumers of the sink topic would see records of a new shape. Run with --allow-output-change "
           "if that is intended"};
@@ -44,13 +45,12 @@ std::variant<take_partition, succession_refused> succession(std::string_view nam
   }
   if (names(last->supersedes, ours.digest))
     return succession_refused{
-        where + " was last committed" + at(committed) + " by " + by(*last) + ", which supersedes this plan " +
+        where + was_last + at(committed) + " by " + by(*last) + ", which supersedes this plan " +
         ours.digest +
         ": an older plan must never overwrite a newer one's progress. Run the newer plan; to roll back, "
         "compile this one again with --supersedes that plan"};
   return succession_refused{
-      where + " was last committed" + at(committed) + " by " + by(*last) + ", which this plan " +
-      ours.digest +
+      where + was_last + at(committed) + " by " + by(*last) + ", which this plan " + ours.digest +
       " does not supersede: two unrelated plans must not share an application id. Compile this plan with "
       "--supersedes the plan that runs (streamt offsets shows which), or give it another application id"};
 }

@@ -50,10 +50,13 @@ struct succession_refused {
 };
 
 // `name` is "topic/partition"; `committed` the partition's committed offset
-// and `last` the lineage its metadata records.
+// and `last` the lineage its metadata records. `done` is how `last` came to
+// be there, for the messages ("committed"; the plan log, claims.hpp, says
+// "claimed in its plan log T").
 std::variant<take_partition, succession_refused> succession(std::string_view name,
                                                             std::optional<offset> committed,
                                                             const std::optional<lineage>& last,
-                                                            const our_plan& ours);
+                                                            const our_plan& ours,
+                                                            std::string_view done = "committed");
 
 }  // namespace streamt::engine::session

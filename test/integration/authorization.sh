@@ -49,6 +49,12 @@ grant group authz-app- Read
 grant group authz-notxn- Read
 grant transactional-id authz-app- Write Describe
 grant transactional-id authz-nogroup- Write Describe
+# Each application's plan log (<application id>-streamt-plans), which the
+# engine creates on its first start.
+grant topic authz-app- Read Write Describe Create
+grant topic authz-nogroup- Read Write Describe Create
+grant group authz-nolog- Read
+grant transactional-id authz-nolog- Write Describe
 
 # Passwords through ${env:}, as a deployment would pass them.
 export STREAMT_AUTHZ_PLAIN=$plain_pw STREAMT_AUTHZ_SCRAM=$scram_pw
@@ -126,6 +132,10 @@ denied txn-id-not-granted authz-in- authz-out- authz-notxn- \
   "the brokers refuse this client: init_transactions: TRANSACTIONAL_ID_AUTHORIZATION_FAILED"
 grep -qF "Write and Describe on the transactional ids with prefix '$app-'" "$work/txn-id-not-granted.log" ||
   fail "txn-id-not-granted: the line does not name the transactional id prefix"
+denied plan-log-not-granted authz-in- authz-out- authz-nolog- \
+  "the brokers refuse this client the plan log @app@-streamt-plans"
+grep -qF "Grant its principal Read, Write and Describe on topic '$app-streamt-plans'" \
+  "$work/plan-log-not-granted.log" || fail "plan-log-not-granted: the line does not say what to grant"
 denied sink-invisible authz-in- authz-hidden- authz-app- \
   "topic '@sink@' does not exist on $STREAMT_BOOTSTRAP_SASL, or this client's principal may not Describe it"
 

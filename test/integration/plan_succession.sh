@@ -2,19 +2,24 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The streamt authors
 
-# Issue 18's first steps, on the real broker (contract §5, the lineage in
-# each commit's metadata): plans on one application id, each instance with
-# a fresh state directory, as every new Kubernetes pod has.
+# Plan succession on the real broker (issue 18; contract §5: the plan log
+# and the lineage in each commit's metadata): plans on one application id,
+# each instance with a fresh state directory, as every new Kubernetes pod
+# has.
 #  1. Plan A runs; plan X, unrelated (another predicate and projection), is
-#     started after it and refused (exit 78) before it consumes anything:
-#     the sink holds A's shape only.
-#  2. Plan B, compiled with --supersedes A, takes the partition over at A's
-#     committed offset, and the log says so with both digests.
+#     started after it and refused (exit 78) before it joins the group: A
+#     holds the application in its plan log. The sink holds A's shape only.
+#  2. Plan B, compiled with --supersedes A, claims the application from A
+#     and takes the partition over at A's committed offset; the log says so
+#     with both digests, and `streamt status` shows B holding it.
 #  3. A started again (its own state directory) is refused: an older plan
 #     never overwrites a newer one's progress.
 #  4. A compiled again with --supersedes B (a roll-back) takes it back.
-# Not here yet: two unrelated plans started at the same moment on a fresh
-# group (offset metadata cannot order them; issue 18's control topic).
+#  5. Two unrelated plans started at the same moment on a new application
+#     id, where nothing is committed yet: exactly one runs, the other is
+#     refused (exit 78) naming the plan that came first in the plan log, and
+#     the sink holds the winner's shape only. Three rounds, each on a new
+#     application id.
 source "$(dirname "$0")/lib.sh"
 
 src=$(unique succ-in) sink=$(unique succ-out) app=$(unique succession)
@@ -41,7 +46,8 @@ numbered_orders 10 20 | produce "$src"
 start_engine x "$work/x.json" "$work/x-state"
 wait_engine x 90
 check_eq "the unrelated plan's exit code" 78 "$engine_rc"
-grep -qF "$src/0 was last committed at offset 10 by plan $a" "$work/x.log" &&
+grep -qF "application $app was last claimed in its plan log $app-streamt-plans at offset 0 by plan $a" \
+  "$work/x.log" &&
   grep -qF "which this plan $x does not supersede" "$work/x.log" ||
   { show_log x; fail "the refusal does not name both plans and the offset"; }
 checks_passed=$((checks_passed + 1))
@@ -53,7 +59,8 @@ start_engine b "$work/b.json" "$work/b-state"
 wait_for_committed "$app" "$src" 0 20 || { show_log b; fail "B did not take over"; }
 stop_engine b
 check_eq "B's exit code" 0 "$engine_rc"
-grep -qF "taking over $src/0 at offset 10 from plan $a" "$work/b.log" &&
+grep -qF "taking over application $app at offset 0 from plan $a" "$work/b.log" &&
+  grep -qF "taking over $src/0 at offset 10 from plan $a" "$work/b.log" &&
   grep -qF "which plan $b supersedes" "$work/b.log" ||
   { show_log b; fail "B does not log the hand-over with both digests and the offset"; }
 checks_passed=$((checks_passed + 1))
@@ -62,6 +69,16 @@ check_eq "the sink: A's records, then B's" 10 "$(values_committed "$sink" | wc -
 check_eq "streamt offsets names B as the plan of the partition" "$b" \
   "$("$STREAMT_BINARY" offsets "$app" --bootstrap-servers "$STREAMT_BOOTSTRAP" --format json |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["partitions"][0]["plan"])')"
+
+status_json=$("$STREAMT_BINARY" status "$app" --bootstrap-servers "$STREAMT_BOOTSTRAP" --format json)
+check_eq "streamt status: B holds the application in the plan log, replacing A, at offset 1" "$b $a 1" \
+  "$(python3 -c 'import json,sys; s=json.load(sys.stdin)["plan_log"]["standing"]; print(s["plan"], s["replaces"], s["offset"])' <<<"$status_json")"
+check_eq "streamt status: B's one partition, lag 0" "$b $src/0 0" \
+  "$(python3 -c 'import json,sys; p=json.load(sys.stdin)["plans"]; print(len(p) == 1 and p[0]["plan"], " ".join(p[0]["partitions"]), p[0]["lag"])' <<<"$status_json")"
+"$STREAMT_BINARY" status "$app" --bootstrap-servers "$STREAMT_BOOTSTRAP" >"$work/status.txt"
+grep -qF "holds the application since offset 1" "$work/status.txt" ||
+  { cat "$work/status.txt"; fail "streamt status (text) does not say which plan holds the application"; }
+checks_passed=$((checks_passed + 1))
 
 echo "== A again, from its own state directory: refused, B's progress stays"
 numbered_orders 100 110 | produce "$src"
@@ -82,4 +99,39 @@ wait_for_committed "$app" "$src" 0 30 || { show_log back; fail "the roll-back di
 stop_engine back
 check_eq "the roll-back's exit code" 0 "$engine_rc"
 check_eq "the sink: the 10 new records too" 20 "$(values_committed "$sink" | wc -l)"
+echo "== two unrelated plans started at the same moment on a new application id"
+for round in 1 2 3; do
+  rsrc=$(unique race-in) rsink=$(unique race-out) rapp=$(unique race)
+  create_topic "$rsrc" 2
+  create_topic "$rsink" 1
+  orders_schema "$rsrc" "$work/race.schema.json"
+  compile "$work/race.schema.json" "$rapp" "$rsink" "SELECT id, amount FROM orders" "$work/p.json"
+  compile "$work/race.schema.json" "$rapp" "$rsink" "SELECT id FROM orders" "$work/q.json"
+  p=$(digest "$work/p.json") q=$(digest "$work/q.json")
+  numbered_orders 0 20 | produce "$rsrc"
+  start_engine "p$round" "$work/p.json" "$work/p$round-state"
+  start_engine "q$round" "$work/q.json" "$work/q$round-state"
+  # The loser stops at start-up; the winner runs until it is stopped.
+  for ((i = 0; i < 600; i++)); do
+    kill -0 "${engine_pid[p$round]}" 2>/dev/null || { loser=p winner=q; break; }
+    kill -0 "${engine_pid[q$round]}" 2>/dev/null || { loser=q winner=p; break; }
+    sleep 0.1
+  done
+  ((i < 600)) || { show_log "p$round"; show_log "q$round"; fail "round $round: neither plan was refused"; }
+  wait_engine "$loser$round" 10
+  check_eq "round $round: the loser's exit code" 78 "$engine_rc"
+  winner_digest=$([[ $winner == p ]] && echo "$p" || echo "$q")
+  grep -qF "in its plan log $rapp-streamt-plans at offset 0 by plan $winner_digest" "$work/$loser$round.log" ||
+    { show_log "$loser$round"; fail "round $round: the refusal does not name the plan that came first"; }
+  wait_committed_total "$rapp" "$rsrc" 20 ||
+    { show_log "$winner$round"; fail "round $round: the winner did not process every record"; }
+  stop_engine "$winner$round"
+  check_eq "round $round: the winner's exit code" 0 "$engine_rc"
+  with_amount=$(values_committed "$rsink" | grep -c '"amount"' || true)
+  expected_amount=$([[ $winner == p ]] && echo 20 || echo 0)
+  check_eq "round $round: the sink holds the winner's shape only (20 records)" "20 $expected_amount" \
+    "$(values_committed "$rsink" | wc -l) $with_amount"
+  raced=$(grep -c "claimed $rapp for plan" "$work/$loser$round.log" || true)
+  echo "   round $round: $winner ran, $loser was refused ($raced claim(s) of its own had lost the race)"
+done
 echo "plan_succession: $checks_passed checks passed"

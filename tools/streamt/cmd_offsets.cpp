@@ -6,7 +6,9 @@
 // The operator's answer to exit 65 without Kafka's Java tools.
 
 #include "engine/lineage.hpp"
+#include "engine/session/claims.hpp"
 #include "kafka/group_admin.hpp"
+#include "kafka/plan_log.hpp"
 #include "tools/streamt/cli.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -19,10 +21,14 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <variant>
 
 namespace streamt::cli {
 
 namespace {
+
+// As many claims as the engine reads at start (kafka_runtime.cpp).
+constexpr std::size_t max_plan_log_records = 1000000;
 
 constexpr std::string_view help =
     "usage: streamt offsets APPLICATION_ID --bootstrap-servers HOSTS [options]\n"
@@ -100,21 +106,40 @@ struct row {
   std::string metadata;
 };
 
-int show(const kafka::group_admin& admin, const std::string& group, const arguments& a,
-         std::chrono::milliseconds timeout) {
+// What offsets and status show: the group, its partitions, and the plan log.
+struct fleet {
+  kafka::group_description group;
+  std::map<kafka::topic_partition, row> rows;
+  std::string log_topic;
+  bool log_exists = false;
+  std::size_t claims = 0;
+  std::optional<engine::session::logged_claim> standing;
+};
+
+std::optional<std::int64_t> lag(const row& r) {
+  if (!r.committed || !r.end) return std::nullopt;
+  return std::max<std::int64_t>(0, *r.end - *r.committed);
+}
+
+// Reads the group, every partition of every topic it has an offset in (and
+// of --topic), and the application's plan log; an exit code on failure.
+std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka::settings& client,
+                                const std::string& group, const arguments& a,
+                                std::chrono::milliseconds timeout, std::string_view command) {
+  fleet f;
   auto described = admin.describe(group, timeout);
   if (!described) return request_failed("describing group '" + group + "'", described.error());
+  f.group = *described;
   auto committed = admin.committed(group, timeout);
   if (!committed) {
     if (committed.error().info.code == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
-      std::cerr << "streamt offsets: group '" << group << "'" << open_transaction_advice << '\n';
+      std::cerr << "streamt " << command << ": group '" << group << "'" << open_transaction_advice << '\n';
       return engine::to_int(engine::exit_code::temporary_failure);
     }
     return request_failed("reading the offsets of group '" + group + "'", committed.error());
   }
-  // Every partition of every topic the group has an offset in (and of
-  // --topic): a partition it never committed shows as such.
-  std::map<kafka::topic_partition, row> rows;
+  // A partition the group never committed shows as such.
+  std::map<kafka::topic_partition, row>& rows = f.rows;
   std::map<std::string, bool> topics;
   for (const kafka::group_offset& g : *committed) {
     rows[g.partition] = row{g.partition, g.offset, std::nullopt, g.metadata};
@@ -132,10 +157,69 @@ int show(const kafka::group_admin& admin, const std::string& group, const argume
       r.end = *end;
     }
   }
-  const auto lag = [](const row& r) -> std::optional<std::int64_t> {
-    if (!r.committed || !r.end) return std::nullopt;
-    return std::max<std::int64_t>(0, *r.end - *r.committed);
-  };
+  // The plan log, if an instance ever made it (the topic is asked for
+  // first: reading a topic that does not exist would wait out the timeout).
+  f.log_topic = engine::session::plan_log_topic(group);
+  auto log_partitions = admin.partition_count(f.log_topic, timeout);
+  if (!log_partitions) {
+    if (log_partitions.error().info.code != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+      return request_failed("reading the plan log " + f.log_topic, log_partitions.error());
+    return f;
+  }
+  f.log_exists = true;
+  auto log = kafka::read_log(client, f.log_topic, max_plan_log_records, timeout);
+  if (!log) return request_failed("reading the plan log " + f.log_topic, log.error());
+  std::vector<engine::session::logged_claim> claims;
+  for (const kafka::log_record& r : *log)
+    if (std::optional<engine::session::plan_claim> c = engine::session::from_claim_record(r.value))
+      claims.push_back({r.offset, *c});
+  f.claims = claims.size();
+  f.standing = engine::session::standing_claim(claims);
+  return f;
+}
+
+// "sha256:" and 12 hex digits, as the engine's log lines show a plan.
+std::string short_digest(const std::string& d) {
+  return d.substr(0, std::string_view("sha256:").size() + 12);
+}
+
+boost::json::value plan_log_json(const fleet& f) {
+  boost::json::object log;
+  log["topic"] = f.log_topic;
+  log["exists"] = f.log_exists;
+  log["claims"] = f.claims;
+  if (f.standing) {
+    boost::json::object s;
+    s["plan"] = f.standing->claim.plan.plan_digest;
+    s["instance"] = f.standing->claim.plan.instance;
+    s["offset"] = f.standing->offset;
+    s["replaces"] = f.standing->claim.replaces.empty() ? boost::json::value(nullptr)
+                                                       : boost::json::value(f.standing->claim.replaces);
+    log["standing"] = std::move(s);
+  } else {
+    log["standing"] = nullptr;
+  }
+  return log;
+}
+
+std::string plan_log_line(const fleet& f) {
+  if (!f.log_exists) return "plan log " + f.log_topic + ": none yet (no instance has started)";
+  if (!f.standing) return "plan log " + f.log_topic + ": no plan holds the application";
+  const engine::session::logged_claim& s = *f.standing;
+  return "plan log " + f.log_topic + ": plan " + short_digest(s.claim.plan.plan_digest) +
+         " holds the application since offset " + std::to_string(s.offset) + " (instance " +
+         s.claim.plan.instance + ")" +
+         (s.claim.replaces.empty() ? std::string() : ", replacing plan " + short_digest(s.claim.replaces)) +
+         "; " + std::to_string(f.claims) + " claim" + (f.claims == 1 ? "" : "s");
+}
+
+int show(const kafka::group_admin& admin, const kafka::settings& client, const std::string& group,
+         const arguments& a, std::chrono::milliseconds timeout) {
+  std::variant<fleet, int> gathered = gather(admin, client, group, a, timeout, "offsets");
+  if (const int* failed = std::get_if<int>(&gathered)) return *failed;
+  const fleet& f = std::get<fleet>(gathered);
+  const kafka::group_description* described = &f.group;
+  const std::map<kafka::topic_partition, row>& rows = f.rows;
   if (a.get("--format").value_or("text") == "json") {
     boost::json::object out;
     out["group"] = group;
@@ -158,11 +242,13 @@ int show(const kafka::group_admin& admin, const std::string& group, const argume
       parts.push_back(std::move(o));
     }
     out["partitions"] = std::move(parts);
+    out["plan_log"] = plan_log_json(f);
     std::cout << boost::json::serialize(out) << '\n';
     return 0;
   }
   std::cout << "group " << group << ": " << described->state << ", " << described->members << " member"
-            << (described->members == 1 ? "" : "s") << '\n';
+            << (described->members == 1 ? "" : "s") << '\n'
+            << plan_log_line(f) << '\n';
   if (rows.empty()) {
     std::cout << "no committed offsets (the application never committed, or its group expired); "
                  "--topic TOPIC lists a topic's partitions anyway\n";
@@ -183,13 +269,85 @@ int show(const kafka::group_admin& admin, const std::string& group, const argume
     // The plan shortened as the log shows it (--format json has it whole);
     // metadata that is not a streamt lineage is shown as it is.
     if (const std::optional<engine::lineage> l = engine::from_commit_metadata(r.metadata))
-      os << std::left << std::setw(19) << l->plan_digest.substr(0, std::string_view("sha256:").size() + 12)
-         << "  " << (l->instance.empty() ? "-" : l->instance);
+      os << std::left << std::setw(19) << short_digest(l->plan_digest) << "  "
+         << (l->instance.empty() ? "-" : l->instance);
     else
       os << (r.metadata.empty() ? "-" : "(other metadata) " + r.metadata);
     os << '\n';
   }
   std::cout << os.str();
+  return 0;
+}
+
+// streamt status: the fleet in a few lines. Which plan holds the
+// application (the plan log), and for each plan that committed partitions:
+// which, by which instances, and their lag.
+int status(const kafka::group_admin& admin, const kafka::settings& client, const std::string& group,
+           const arguments& a, std::chrono::milliseconds timeout) {
+  std::variant<fleet, int> gathered = gather(admin, client, group, a, timeout, "status");
+  if (const int* failed = std::get_if<int>(&gathered)) return *failed;
+  const fleet& f = std::get<fleet>(gathered);
+  struct by_plan {
+    std::vector<kafka::topic_partition> partitions;
+    std::map<std::string, bool> instances;
+    std::int64_t lag = 0;
+  };
+  // Keyed by digest; "" for partitions without a streamt lineage.
+  std::map<std::string, by_plan> plans;
+  std::int64_t total_lag = 0;
+  for (const auto& [p, r] : f.rows) {
+    const std::optional<engine::lineage> l = engine::from_commit_metadata(r.metadata);
+    by_plan& b = plans[l ? l->plan_digest : std::string()];
+    b.partitions.push_back(p);
+    if (l && !l->instance.empty()) b.instances[l->instance] = true;
+    b.lag += lag(r).value_or(0);
+    total_lag += lag(r).value_or(0);
+  }
+  if (a.get("--format").value_or("text") == "json") {
+    boost::json::object out;
+    out["application"] = group;
+    out["state"] = f.group.state;
+    out["members"] = f.group.members;
+    out["plan_log"] = plan_log_json(f);
+    out["lag"] = total_lag;
+    boost::json::array list;
+    for (const auto& [digest, b] : plans) {
+      boost::json::object o;
+      o["plan"] = digest.empty() ? boost::json::value(nullptr) : boost::json::value(digest);
+      boost::json::array parts;
+      for (const kafka::topic_partition& p : b.partitions) parts.emplace_back(where(p));
+      o["partitions"] = std::move(parts);
+      boost::json::array instances;
+      for (const auto& [i, _] : b.instances) instances.emplace_back(i);
+      o["instances"] = std::move(instances);
+      o["lag"] = b.lag;
+      list.push_back(std::move(o));
+    }
+    out["plans"] = std::move(list);
+    std::cout << boost::json::serialize(out) << '\n';
+    return 0;
+  }
+  std::cout << "application " << group << ": group " << f.group.state << ", " << f.group.members << " member"
+            << (f.group.members == 1 ? "" : "s") << ", lag " << total_lag << '\n'
+            << plan_log_line(f) << '\n';
+  if (plans.empty()) std::cout << "no committed offsets yet\n";
+  for (const auto& [digest, b] : plans) {
+    std::cout << (digest.empty() ? std::string("no streamt plan") : "plan " + short_digest(digest));
+    if (f.standing && digest == f.standing->claim.plan.plan_digest) std::cout << " (holds the application)";
+    std::cout << ": " << b.partitions.size() << " partition" << (b.partitions.size() == 1 ? "" : "s") << " (";
+    for (std::size_t i = 0; i < b.partitions.size(); ++i)
+      std::cout << (i ? " " : "") << where(b.partitions[i]);
+    std::cout << "), lag " << b.lag;
+    if (!b.instances.empty()) {
+      std::cout << ", committed by instance" << (b.instances.size() == 1 ? " " : "s ");
+      bool first = true;
+      for (const auto& [i, _] : b.instances) {
+        std::cout << (first ? "" : " ") << i;
+        first = false;
+      }
+    }
+    std::cout << '\n';
+  }
   return 0;
 }
 
@@ -310,7 +468,66 @@ int cmd_offsets(std::span<char* const> args) {
     std::cerr << "streamt offsets: " << admin.error().message << '\n';
     return engine::to_int(engine::exit_code::config);
   }
-  return skipping ? skip(*admin, group, *target, timeout) : show(*admin, group, a, timeout);
+  if (skipping) return skip(*admin, group, *target, timeout);
+  kafka::settings client{{"bootstrap.servers", *servers}};
+  client.insert(client.end(), user.begin(), user.end());
+  return show(*admin, client, group, a, timeout);
+}
+
+int cmd_status(std::span<char* const> args) {
+  constexpr std::string_view status_help =
+      "usage: streamt status APPLICATION_ID --bootstrap-servers HOSTS [options]\n"
+      "\n"
+      "Summarise a fleet running one application id: which plan holds the application\n"
+      "(its plan log), and for each plan that committed partitions, which partitions,\n"
+      "the instances that committed them, and their lag. Reads only; changes nothing.\n"
+      "\n"
+      "  --bootstrap-servers HOSTS   Kafka brokers (also --bootstrap-server or -b)\n"
+      "  -X KEY=VALUE                a librdkafka setting (repeatable): TLS, SASL\n"
+      "  --config FILE               librdkafka settings in Java properties syntax\n"
+      "  --topic TOPIC               also count TOPIC's partitions the group has no offset for\n"
+      "  --format text|json          text (default), or one JSON object\n"
+      "  --timeout-ms N              bound on each request (default 30000; 1..3600000)\n"
+      "\n"
+      "exit codes: 0 done; 2 usage; 69 brokers unreachable or a request failed;\n"
+      "            75 a transaction of the group is open (try again); 78 a setting refused\n";
+  option_spec spec{{"--bootstrap-servers", "-X", "--config", "--topic", "--format", "--timeout-ms"},
+                   {"--help"},
+                   {"-X"},
+                   {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
+  arguments a;
+  if (auto err = parse(args, spec, a)) return usage_error("status", *err);
+  if (a.has("--help")) {
+    std::cout << status_help;
+    return 0;
+  }
+  if (a.positionals.size() != 1) return usage_error("status", "expected one APPLICATION_ID");
+  if (auto f = a.get("--format"); f && *f != "text" && *f != "json")
+    return usage_error("status", "--format takes text or json");
+  std::chrono::milliseconds timeout{30000};
+  if (auto v = a.get("--timeout-ms")) {
+    auto n = whole_number<long long>(*v, 1, 3'600'000);
+    if (!n)
+      return usage_error("status", "--timeout-ms takes a whole number of milliseconds from 1 to 3600000");
+    timeout = std::chrono::milliseconds(*n);
+  }
+  auto servers = a.get("--bootstrap-servers");
+  if (!servers) return usage_error("status", "missing --bootstrap-servers");
+  if (auto err = bootstrap_servers_error(*servers)) return usage_error("status", *err);
+  kafka::settings user;
+  if (std::optional<int> failed = read_client_settings("status", a, user)) return *failed;
+  if (auto resolved = kafka::resolve_references(user); !resolved) {
+    std::cerr << "streamt status: " << resolved.error().message << '\n';
+    return engine::to_int(engine::exit_code::config);
+  }
+  auto admin = kafka::group_admin::connect(*servers, user);
+  if (!admin) {
+    std::cerr << "streamt status: " << admin.error().message << '\n';
+    return engine::to_int(engine::exit_code::config);
+  }
+  kafka::settings client{{"bootstrap.servers", *servers}};
+  client.insert(client.end(), user.begin(), user.end());
+  return status(*admin, client, a.positionals[0], a, timeout);
 }
 
 }  // namespace streamt::cli

@@ -361,6 +361,7 @@ run_outcome run_engine(mock_cluster& cluster, const std::string& state_dir,
   // The mock answers no DescribeConfigs (it waits for a controller): asking
   // would cost every run 5 s.
   o.cap_batches_to_topic_limits = false;
+  o.claim_plans = false;
   // A short session keeps group joins and the final leave quick; the mock
   // checks neither for correctness.
   o.client_settings = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "500"}, {"log_level", "3"}};

@@ -760,6 +760,46 @@ BOOST_AUTO_TEST_CASE(retention_a_refused_start_position_ends_the_run_with_exit_7
   BOOST_TEST(r.s.counters().transactions_committed == 0u);
 }
 
+// A plan refused the partitions it was assigned (plan_succession.sh): the
+// member acknowledged them, so it leaves the group and they move to the
+// other members at once. A run that fails before any assignment does not
+// leave: its LeaveGroup would queue behind its own JoinGroup.
+BOOST_AUTO_TEST_CASE(
+    a_refused_assignment_ends_the_run_with_exit_78_and_leaves_the_group_a_failed_start_does_not) {
+  run refused;
+  BOOST_TEST(refused.s.on(ss::started{}).kind == act::poll);
+  const ss::action a = refused.s.on(
+      ss::assignment_refused{run_status::rejected_config, "orders/0 was last committed by plan sha256:b"});
+  BOOST_TEST(a.kind == act::close);
+  BOOST_TEST(a.leave_group);
+  BOOST_TEST((refused.s.outcome().status == run_status::rejected_config));
+  BOOST_TEST(refused.s.outcome().message == "orders/0 was last committed by plan sha256:b");
+
+  run failed;
+  BOOST_TEST(failed.s.on(ss::started{}).kind == act::poll);
+  const ss::action b =
+      failed.s.on(ss::run_failed{run_status::unavailable, "the committed offsets: timed out"});
+  BOOST_TEST(b.kind == act::close);
+  BOOST_TEST(!b.leave_group);
+}
+
+// A partition refused while the member's own partitions have a transaction
+// open: it is aborted first (their next owners would otherwise wait for it
+// to time out), then the run ends with the refusal and leaves the group.
+BOOST_AUTO_TEST_CASE(a_refusal_with_a_transaction_open_aborts_it_then_leaves_with_exit_78) {
+  run r;
+  r.owning({0});
+  r.open_with({{0, 0}, {0, 1}});
+  const ss::action a = r.s.on(ss::assignment_refused{run_status::rejected_config, "orders/1 is B's"});
+  BOOST_TEST(a.kind == act::abort);
+  const ss::action end = r.abort_returns(ok());
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(end.leave_group);
+  BOOST_TEST((r.s.outcome().status == run_status::rejected_config));
+  BOOST_TEST(r.s.outcome().message == "orders/1 is B's");
+  BOOST_TEST(r.s.counters().transactions_committed == 0u);
+}
+
 // aborted upstream input: read_committed leaves out the aborted records and
 // their markers, so offsets jump; that is no step back, and the committed
 // offset is past the last record handed over.

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+// Which plan holds an application id, from its plan log (kafka/plan_log.hpp):
+// the total order of claims every instance reads before it processes
+// anything, so that two unrelated plans started at the same moment on a new
+// group cannot both run (the commit lineage of session/succession.hpp sees
+// nothing committed yet, and cannot order them). Pure
+// (test/unit/session/claims_tests.cpp).
+//
+// A claim says "plan P holds the application, replacing plan R" (R empty
+// for the first). The log is read as a chain of compare-and-set steps: a
+// claim stands only if R names the plan standing at its offset. Of two
+// instances that raced, both replacing the same R, the first in the log
+// stands and the second changed nothing: when it reads the log again it
+// finds the other plan standing, and succession decides as for a commit by
+// that plan (take it over, or be refused with exit 78).
+//
+// Which claims an instance may write is succession's rule: none stands, or
+// one of a plan this plan supersedes (or the plan its state directory last
+// ran). So an older plan never displaces a newer one, and an unrelated plan
+// never displaces anything.
+
+#include "engine/lineage.hpp"
+#include "engine/session/succession.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace streamt::engine::session {
+
+struct plan_claim {
+  lineage plan;          // who claims: digest, instance, output shape, predecessors
+  std::string replaces;  // the plan standing when it was written; empty for the first
+  friend bool operator==(const plan_claim&, const plan_claim&) = default;
+};
+
+// The record value: the commit lineage's JSON object plus "replaces".
+std::string to_claim_record(const plan_claim& c);
+// nullopt for a value that is not a claim of ours (it changes nothing).
+std::optional<plan_claim> from_claim_record(std::string_view value);
+
+struct logged_claim {
+  std::int64_t offset = 0;
+  plan_claim claim;
+};
+
+// The claim standing after `log` (in offset order), or nullopt when none
+// does (an empty log).
+std::optional<logged_claim> standing_claim(const std::vector<logged_claim>& log);
+
+// What the instance does next.
+struct plan_stands {  // this plan holds the application: run
+  std::int64_t since = 0;
+};
+struct write_claim {  // append this claim, then read the log again
+  plan_claim claim;
+  std::string note;  // a hand-over worth a log line; empty for the first claim
+};
+std::variant<plan_stands, write_claim, succession_refused> next_claim_step(
+    std::string_view application, std::string_view log_topic, const std::optional<logged_claim>& standing,
+    const our_plan& ours, const std::string& instance);
+
+// The plan log's topic of an application id (at most 214 characters, as an
+// application id has at most 200).
+std::string plan_log_topic(std::string_view application_id);
+
+}  // namespace streamt::engine::session

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+// The plan log: one single-partition topic per application id in which the
+// instances of a fleet append their claims to run a plan
+// (engine/session/claims.hpp decides what they mean). The partition's
+// offsets are the total order of claims that offset metadata alone cannot
+// give: two instances of unrelated plans starting on a new group both see
+// nothing committed, but only one claim can come first in the log.
+//
+// Three blocking calls, each with its own deadline; run them off the
+// io_context (producer::async_* runs them on its transactional pool, which
+// is idle during start-up).
+
+#include "kafka/config.hpp"
+#include "kafka/error.hpp"
+
+#include <librdkafka/rdkafka.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace streamt::kafka {
+
+struct log_record {
+  std::int64_t offset = 0;
+  std::string key;
+  std::string value;
+};
+
+// Creates `topic` with one partition, the brokers' replication factor, and
+// retention unbounded in time and size (the log is read whole: compaction
+// or deletion would take back claims the order depends on; it grows by one
+// record per claim, a few hundred bytes). An existing topic is left as it
+// is. `rk` is any client handle (the admin request rides on it).
+error_report create_log_topic(rd_kafka_t* rk, const std::string& topic, std::chrono::milliseconds timeout);
+
+// Every record of partition 0 of `topic` from its start to its end as of
+// the read (under read_committed), in offset order. More than `max_records`
+// fails the read (errc-less report with a message) before they are kept.
+// `user` are the client settings of the run (bootstrap servers, security).
+kafka_result<std::vector<log_record>> read_log(const settings& user, const std::string& topic,
+                                               std::size_t max_records, std::chrono::milliseconds timeout);
+
+// Appends one record to partition 0 of `topic` (idempotent, acks=all) and
+// returns its offset once the brokers acknowledged it.
+kafka_result<std::int64_t> append_log(const settings& user, const std::string& topic, const std::string& key,
+                                      const std::string& value, std::chrono::milliseconds timeout);
+
+}  // namespace streamt::kafka
