@@ -34,7 +34,9 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 #include <variant>
 
@@ -113,13 +115,17 @@ struct record_fields {
 // transaction after the batch.
 class kafka_sink {
  public:
+  // `lineage_header`: the name of the header that says which plan wrote a
+  // record from which input (--lineage-header), or empty for none.
   kafka_sink(kafka::producer& p, std::string topic, ss::sink_tracker& tracker, std::string dead_letter_topic,
-             std::string plan_digest)
+             std::string plan_digest, const std::string& lineage_header)
       : producer_(&p),
         topic_(std::move(topic)),
         tracker_(&tracker),
         dead_letter_topic_(std::move(dead_letter_topic)),
-        plan_digest_(std::move(plan_digest)) {}
+        plan_digest_(std::move(plan_digest)) {
+    if (!lineage_header.empty()) stamp_.emplace(lineage_header, plan_digest_);
+  }
 
   void emit(const record_view& in, std::string_view value) {
     kafka::outgoing_record out;
@@ -127,6 +133,12 @@ class kafka_sink {
     out.value = value;
     out.headers = in.headers;
     out.headers_of = in.consumed;
+    // After the input's own headers, which stay as they were (contract §4).
+    kafka::header_view stamp;
+    if (stamp_) {
+      stamp = stamp_->header(in.partition, in.offset);
+      out.extra_headers = std::span(&stamp, 1);
+    }
     out.timestamp_ms = in.timestamp.value_or(0);
     out.opaque = tracker_->producing(in, value.size());
     if (kafka::error_report e = producer_->produce(topic_, out); e.failed())
@@ -140,20 +152,26 @@ class kafka_sink {
   void dead_letter(const record_view& in, const invalid_record& why) {
     const std::string partition = std::to_string(in.partition);
     const std::string offset = std::to_string(in.offset);
-    const std::array<kafka::header_view, 6> reason{{
+    std::array<kafka::header_view, 7> reason{{
         {"streamt.source.topic", in.topic},
         {"streamt.source.partition", partition},
         {"streamt.source.offset", offset},
         {"streamt.error.code", why.error.code},
         {"streamt.error.message", why.error.message},
         {"streamt.plan.digest", plan_digest_},
+        {},
     }};
+    // The lineage header too, last: every record a run writes carries it,
+    // so a reader tracing lineage by it needs no case of its own for the
+    // dead-letter topic (it repeats what the streamt.* headers say).
+    std::size_t headers = reason.size() - 1;
+    if (stamp_) reason[headers++] = stamp_->header(in.partition, in.offset);
     kafka::outgoing_record out;
     out.key = in.key;
     out.value = in.value;
     out.headers = in.headers;
     out.headers_of = in.consumed;
-    out.extra_headers = reason;
+    out.extra_headers = std::span(reason.data(), headers);
     out.timestamp_ms = in.timestamp.value_or(0);
     out.opaque = tracker_->producing_dead_letter(in, in.value ? in.value->size() : 0);
     if (kafka::error_report e = producer_->produce(dead_letter_topic_, out); e.failed())
@@ -166,6 +184,7 @@ class kafka_sink {
   ss::sink_tracker* tracker_;
   std::string dead_letter_topic_;
   std::string plan_digest_;
+  std::optional<lineage_stamp> stamp_;  // with --lineage-header
 };
 
 std::string describe(const kafka::topic_partition& tp) {
@@ -298,6 +317,11 @@ class runtime {
     // A Java client's sasl.jaas.config, after its references are resolved.
     if (auto translated = kafka::translate_jaas(options_.client_settings); !translated)
       co_return fail(run_status::rejected_config, translated.error().message);
+    // `streamt run` refuses such a name as a usage error; an embedding
+    // application's gets here.
+    if (!options_.lineage_header.empty())
+      if (std::optional<header_name_problem> bad = lineage_header_name_problem(options_.lineage_header))
+        co_return fail(run_status::rejected_config, "--lineage-header: " + bad->message);
     result<state_dir> dir = state_dir::open(options_.state_dir);
     if (!dir) co_return fail(run_status::state_dir, dir.error().message);
     state_.emplace(std::move(*dir));
@@ -316,7 +340,10 @@ class runtime {
                             << plan_.identity.source_topic << " -> " << plan_.identity.sink_topic << ", plan "
                             << plan::digest(plan_) << ", transactional id " << txn_id << ", librdkafka "
                             << kafka::library_version() << ", state directory " << options_.state_dir
-                            << (state_->first_run() ? " (new instance)" : "");
+                            << (state_->first_run() ? " (new instance)" : "")
+                            << (options_.lineage_header.empty()
+                                    ? std::string()
+                                    : ", lineage header " + options_.lineage_header);
 
     // Each client names itself by the instance (the CLIENT-ID column of
     // kafka-consumer-groups --describe, broker request logs, quotas), not
@@ -460,7 +487,7 @@ class runtime {
     if (!producer) return fail(run_status::rejected_config, producer.error().message);
     producer_ = std::move(*producer);
     sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink(), plan_.identity.dead_letter_topic,
-                  plan::digest(plan_));
+                  plan::digest(plan_), options_.lineage_header);
     return std::nullopt;
   }
 

@@ -81,6 +81,12 @@ struct run_options {
   // cluster (test/unit/mock), which keeps no such topic for the test to
   // mean anything; a real fleet always claims.
   bool claim_plans = true;
+  // When not empty, every record the run writes (outputs and dead-letter
+  // records) carries one more header of this name, after the input's own:
+  // "sha256:<plan digest>;p=<source partition>;o=<source offset>"
+  // (engine/lineage.hpp, contract §5). A name lineage_header_name_problem
+  // refuses ends the run at start with rejected_config.
+  std::string lineage_header;
   // How long the brokers may take to answer at start-up (until partitions are
   // first taken). A running engine waits for them up to stall_timeout.
   std::chrono::milliseconds connect_timeout{30000};

@@ -9,6 +9,10 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
 namespace streamt::engine {
 
 namespace json = boost::json;
@@ -56,6 +60,77 @@ std::optional<lineage> from_commit_metadata(std::string_view metadata) {
       if (d.is_string() && l.supersedes.size() < lineage_supersedes)
         l.supersedes.emplace_back(d.get_string());
   return l;
+}
+
+std::optional<header_name_problem> lineage_header_name_problem(std::string_view name) {
+  const std::string limits = "a header name is 1 to " + std::to_string(lineage_header_name_max) +
+                             " printable ASCII characters, no spaces";
+  if (name.empty()) return header_name_problem{"the lineage header name is empty; " + limits};
+  if (name.size() > lineage_header_name_max)
+    return header_name_problem{"the lineage header name is " + std::to_string(name.size()) +
+                               " characters long; " + limits};
+  const auto allowed = [](char c) { return c > ' ' && c < 0x7f; };
+  if (auto bad = std::find_if_not(name.begin(), name.end(), allowed); bad != name.end()) {
+    // Each run of characters that can't be in a name becomes one '-', and
+    // none at either end: "streamt lineage" -> "streamt-lineage".
+    std::string fixed;
+    bool gap = false;
+    for (char c : name) {
+      if (!allowed(c)) {
+        gap = true;
+        continue;
+      }
+      if (gap && !fixed.empty()) fixed += '-';
+      gap = false;
+      fixed += c;
+    }
+    const auto byte = static_cast<unsigned char>(*bad);
+    char hex[8] = {};
+    std::to_chars(hex, hex + sizeof hex, static_cast<unsigned>(byte), 16);
+    std::string what = byte == ' ' ? "a space" : "the byte 0x" + std::string(hex);
+    header_name_problem p{"the lineage header name has " + what + " at character " +
+                          std::to_string(bad - name.begin() + 1) + "; " + limits};
+    if (!fixed.empty() && !lineage_header_name_problem(fixed)) p.suggestion = std::move(fixed);
+    return p;
+  }
+  // The dead-letter headers' prefix (contract §5): a lineage header named
+  // like one of them would give a dead-letter record two meanings for one
+  // name.
+  constexpr std::string_view reserved = "streamt.";
+  if (name.starts_with(reserved)) {
+    header_name_problem p{
+        "header names starting with 'streamt.' are the engine's own (the dead-letter "
+        "headers)"};
+    std::string fixed = "streamt-" + std::string(name.substr(reserved.size()));
+    if (!lineage_header_name_problem(fixed)) p.suggestion = std::move(fixed);
+    return p;
+  }
+  return std::nullopt;
+}
+
+namespace {
+// After the prefix: the longest an int32 prints (digits10 + 1 digits and a
+// sign), ";o=", and the longest an int64 prints.
+constexpr std::size_t stamp_room =
+    std::numeric_limits<std::int32_t>::digits10 + 2 + 3 + std::numeric_limits<std::int64_t>::digits10 + 2;
+}  // namespace
+
+lineage_stamp::lineage_stamp(std::string name, std::string_view plan_digest)
+    : name_(std::move(name)), value_(std::string(plan_digest) + ";p=") {
+  prefix_size_ = value_.size();
+  value_.resize(prefix_size_ + stamp_room);
+}
+
+kafka::header_view lineage_stamp::header(std::int32_t partition, std::int64_t offset) noexcept {
+  char* const begin = value_.data();
+  char* const end = begin + value_.size();
+  // The buffer holds the longest numbers: neither conversion can fail.
+  char* at = std::to_chars(begin + prefix_size_, end, partition).ptr;
+  *at++ = ';';
+  *at++ = 'o';
+  *at++ = '=';
+  at = std::to_chars(at, end, offset).ptr;
+  return {name_, std::string_view(begin, static_cast<std::size_t>(at - begin))};
 }
 
 }  // namespace streamt::engine

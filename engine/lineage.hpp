@@ -22,7 +22,10 @@
 // (offset.metadata.max.bytes, 4096 by default); this is at most about
 // 1.5 KiB.
 
+#include "kafka/message_view.hpp"
+
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,5 +51,54 @@ std::string to_commit_metadata(const lineage& l);
 // not ours (empty, a Java client's, another tool's, a later version's with
 // no plan digest), which says nothing about which plan committed it.
 std::optional<lineage> from_commit_metadata(std::string_view metadata);
+
+// ---- the lineage header (`streamt run --lineage-header NAME`) -------------
+//
+// The same fact per record: each output record (and dead-letter record)
+// carries one header NAME whose value is
+//
+//     sha256:<64 hex>;p=<source partition>;o=<source offset>
+//
+// the plan that produced it and the input record it came from, so a reader
+// of the sink can tell, record by record, which plan of a rolling update
+// wrote what, with no access to the group's offsets. One header, not three
+// (NAME, NAME-partition, NAME-offset): librdkafka allocates every header it
+// is given, so one costs a third of the allocations and of the header
+// framing on the wire, and the three facts never travel apart. Parsing it is
+// splitting at ';'.
+
+// The bound on a header name: a name is a label, and a mistake (a pasted
+// value) should not become kilobytes on every record.
+inline constexpr std::size_t lineage_header_name_max = 128;
+
+// Why `name` cannot name the lineage header, if it cannot: empty, longer
+// than lineage_header_name_max, a character that is not printable ASCII or
+// is a space, or the prefix "streamt." that the engine's dead-letter headers
+// use. `suggestion` is a name that would do, when there is an obvious one
+// (the bad characters replaced by '-'), for the "did you mean" of a usage
+// error.
+struct header_name_problem {
+  std::string message;
+  std::string suggestion{};
+};
+std::optional<header_name_problem> lineage_header_name_problem(std::string_view name);
+
+// Makes the lineage header of each record. The constant part (the name, the
+// digest and ";p=") is built once; a record's header is then two integers
+// written into a buffer sized once for the longest value, so the per-record
+// path allocates nothing (the producer copies the header as it produces).
+class lineage_stamp {
+ public:
+  lineage_stamp(std::string name, std::string_view plan_digest);
+
+  // The header for the output of the record at `partition` and `offset`:
+  // views into this stamp, valid until the next call.
+  kafka::header_view header(std::int32_t partition, std::int64_t offset) noexcept;
+
+ private:
+  std::string name_;
+  std::string value_;        // the prefix, then room for the longest numbers
+  std::size_t prefix_size_;  // "sha256:...;p="
+};
 
 }  // namespace streamt::engine

@@ -77,28 +77,31 @@ producer::~producer() {
 }
 
 error_report producer::produce(std::string_view topic, const outgoing_record& record) {
+  const auto add = [](rd_kafka_headers_t* to, const header_view& h) {
+    rd_kafka_header_add(to, h.name.data(), static_cast<ssize_t>(h.name.size()),
+                        h.value ? bytes_of(*h.value) : nullptr,
+                        h.value ? static_cast<ssize_t>(h.value->size()) : 0);
+  };
+  const std::size_t extra = record.extra_headers.size();
   headers_ptr headers;
   if (record.headers_of != nullptr) {
     // The consumed record's own headers: parsed now, for this record only,
-    // and copied in one call (produceva takes ownership of what it gets).
+    // and copied (produceva takes ownership of what it gets).
     rd_kafka_headers_t* in = nullptr;
     if (rd_kafka_message_headers(as_native(record.headers_of), &in) == RD_KAFKA_RESP_ERR_NO_ERROR &&
         rd_kafka_header_cnt(in) > 0)
+      // In one call, and byte for byte: rd_kafka_header_get_all would give
+      // the names as C strings, cut at a NUL a name may hold. The copy's
+      // list is sized for the source's headers, so an extra header added
+      // after it grows the list once (librdkafka doubles it).
       headers.reset(rd_kafka_headers_copy(in));
   } else if (!record.headers.empty()) {
-    headers.reset(rd_kafka_headers_new(record.headers.size()));
-    for (const auto& h : record.headers) {
-      rd_kafka_header_add(headers.get(), h.name.data(), static_cast<ssize_t>(h.name.size()),
-                          h.value ? bytes_of(*h.value) : nullptr,
-                          h.value ? static_cast<ssize_t>(h.value->size()) : 0);
-    }
+    headers.reset(rd_kafka_headers_new(record.headers.size() + extra));
+    for (const auto& h : record.headers) add(headers.get(), h);
   }
-  if (!record.extra_headers.empty()) {
-    if (!headers) headers.reset(rd_kafka_headers_new(record.extra_headers.size()));
-    for (const auto& h : record.extra_headers)
-      rd_kafka_header_add(headers.get(), h.name.data(), static_cast<ssize_t>(h.name.size()),
-                          h.value ? bytes_of(*h.value) : nullptr,
-                          h.value ? static_cast<ssize_t>(h.value->size()) : 0);
+  if (extra != 0) {
+    if (!headers) headers.reset(rd_kafka_headers_new(extra));
+    for (const auto& h : record.extra_headers) add(headers.get(), h);
   }
   rd_kafka_topic_t* rkt = topic_handle(topic);
   if (!rkt) return report_of(rd_kafka_last_error());

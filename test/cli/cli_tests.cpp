@@ -779,6 +779,30 @@ BOOST_AUTO_TEST_CASE(a_misspelt_command_or_option_is_answered_with_what_was_mean
   BOOST_TEST(!contains(r.err, "did you mean"), r.err);
 }
 
+BOOST_AUTO_TEST_CASE(a_lineage_header_name_that_cannot_be_one_is_a_usage_error_with_the_name_meant) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const auto run_with = [&](const std::string& name) {
+    return run_streamt(
+        {"run", plan, "-b", "127.0.0.1:1", "--state-dir", dir.file("state"), "--lineage-header", name});
+  };
+  process_result r = run_with("streamt lineage");
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "--lineage-header: the lineage header name has a space at character 8"), r.err);
+  BOOST_TEST(contains(r.err, "did you mean 'streamt-lineage'?"), r.err);
+  r = run_with("streamt.plan.digest");
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "did you mean 'streamt-plan.digest'?"), r.err);
+  r = run_with(std::string(129, 'h'));
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "129 characters long"), r.err);
+  BOOST_TEST(!contains(r.err, "did you mean"), r.err);
+  BOOST_TEST(run_streamt({"run", plan, "-b", "127.0.0.1:1", "--lineage-header="}).exit_code == 2);
+  BOOST_TEST(!std::filesystem::exists(dir.file("state")), "a usage error touched the state directory");
+  r = run_streamt({"run", plan, "-b", "127.0.0.1:1", "--lineage-headr", "x"});
+  BOOST_TEST(contains(r.err, "did you mean '--lineage-header'?"), r.err);
+}
+
 BOOST_AUTO_TEST_CASE(kafka_tools_spellings_of_the_bootstrap_option_are_taken_for_it) {
   temp_dir dir;
   const std::string plan = compile_example(dir);

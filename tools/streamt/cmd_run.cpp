@@ -4,6 +4,7 @@
 // streamt run: the plan against Kafka, exactly once (contract §5, §6).
 
 #include "engine/kafka_runtime.hpp"
+#include "engine/lineage.hpp"
 #include "engine/log.hpp"
 #include "engine/metrics_server.hpp"
 #include "kafka/config.hpp"
@@ -107,6 +108,8 @@ std::string help() {
          "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
          "  --allow-output-change         accept a changed projection on restart\n"
          "  --static-membership           group.instance.id from the instance id (KIP-345)\n"
+         "  --lineage-header NAME         a header NAME on every record written, after the input's:\n"
+         "                                the plan, source partition and offset (sha256:...;p=P;o=O)\n"
          "  --stop-timeout-ms N           bound on a clean stop (default " +
          n(defaults.stop_timeout.count()) + "; " + range_of(stop_timeout_range) +
          ")\n"
@@ -192,7 +195,7 @@ int cmd_run(std::span<char* const> args) {
   option_spec spec{{"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
                     "--max-records-per-transaction", "--reset-offsets", "--expect-digest",
                     "--stop-timeout-ms", "--connect-timeout-ms", "--stall-timeout-ms", "--log-level",
-                    "--log-format", "--metrics-address", "--metrics-file"},
+                    "--log-format", "--metrics-address", "--metrics-file", "--lineage-header"},
                    {"--help", "--allow-output-change", "--static-membership"},
                    {"-X"},
                    {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
@@ -217,6 +220,14 @@ int cmd_run(std::span<char* const> args) {
   if (auto err = bootstrap_servers_error(options.bootstrap_servers)) return usage_error("run", *err);
   options.allow_output_change = a.has("--allow-output-change");
   options.static_membership = a.has("--static-membership");
+  if (auto v = a.get("--lineage-header")) {
+    if (std::optional<engine::header_name_problem> bad = engine::lineage_header_name_problem(*v)) {
+      std::string message = "--lineage-header: " + bad->message;
+      if (!bad->suggestion.empty()) message += "; did you mean '" + bad->suggestion + "'?";
+      return usage_error("run", message);
+    }
+    options.lineage_header = *v;
+  }
   if (auto v = a.get("--commit-interval-ms")) {
     auto n = parse_number(*v, commit_interval_range);
     if (!n) return range_error("--commit-interval-ms", commit_interval_range, "milliseconds", *v);

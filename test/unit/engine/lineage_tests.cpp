@@ -55,4 +55,60 @@ BOOST_AUTO_TEST_CASE(a_later_version_s_metadata_is_read_for_the_fields_this_one_
   BOOST_TEST(l->plan_digest == digest);
 }
 
+BOOST_AUTO_TEST_CASE(a_lineage_header_names_the_plan_and_the_source_partition_and_offset_in_one_value) {
+  e::lineage_stamp stamp("streamt-lineage", digest);
+  const streamt::kafka::header_view h = stamp.header(3, 1234);
+  BOOST_TEST(h.name == "streamt-lineage");
+  BOOST_TEST_REQUIRE(h.value.has_value());
+  BOOST_TEST(*h.value == digest + ";p=3;o=1234");
+}
+
+BOOST_AUTO_TEST_CASE(
+    a_lineage_header_holds_the_largest_partition_and_offset_and_each_value_replaces_the_last) {
+  e::lineage_stamp stamp("l", digest);
+  const std::string largest(*stamp.header(2147483647, 9223372036854775807).value);
+  BOOST_TEST(largest == digest + ";p=2147483647;o=9223372036854775807");
+  // Nothing the engine produces is negative, but the buffer holds it.
+  BOOST_TEST(std::string(*stamp.header(-2147483647 - 1, -9223372036854775807 - 1).value) ==
+             digest + ";p=-2147483648;o=-9223372036854775808");
+  // The value is rewritten in place; a shorter one leaves nothing behind.
+  BOOST_TEST(std::string(*stamp.header(0, 7).value) == digest + ";p=0;o=7");
+}
+
+BOOST_AUTO_TEST_CASE(a_lineage_header_name_is_short_printable_ascii_without_spaces_and_not_streamt_dot) {
+  for (std::string_view good : {"streamt-lineage", "x", "X-Lineage_2", "a.b:c/d=e", "streamt", "streamt-x"})
+    BOOST_TEST(!e::lineage_header_name_problem(good).has_value(), good);
+  BOOST_TEST(!e::lineage_header_name_problem(std::string(e::lineage_header_name_max, 'h')).has_value());
+
+  BOOST_TEST(e::lineage_header_name_problem("").has_value());
+  const auto too_long = e::lineage_header_name_problem(std::string(e::lineage_header_name_max + 1, 'h'));
+  BOOST_TEST_REQUIRE(too_long.has_value());
+  BOOST_TEST(too_long->message.find("129 characters long") != std::string::npos, too_long->message);
+}
+
+BOOST_AUTO_TEST_CASE(a_refused_lineage_header_name_comes_with_the_name_that_was_likely_meant) {
+  const auto space = e::lineage_header_name_problem("streamt lineage");
+  BOOST_TEST_REQUIRE(space.has_value());
+  BOOST_TEST(space->message.find("a space at character 8") != std::string::npos, space->message);
+  BOOST_TEST(space->suggestion == "streamt-lineage");
+  // A run of bad characters becomes one '-', none at either end.
+  const auto runs = e::lineage_header_name_problem("\tplan \x01 lineage\n");
+  BOOST_TEST_REQUIRE(runs.has_value());
+  BOOST_TEST(runs->message.find("the byte 0x9 at character 1") != std::string::npos, runs->message);
+  BOOST_TEST(runs->suggestion == "plan-lineage");
+  const auto utf8 = e::lineage_header_name_problem(
+      "lign\xc3\xa9"
+      "e");
+  BOOST_TEST_REQUIRE(utf8.has_value());
+  BOOST_TEST(utf8->message.find("the byte 0xc3 at character 5") != std::string::npos, utf8->message);
+  // The dead-letter headers' prefix is the engine's.
+  const auto reserved = e::lineage_header_name_problem("streamt.lineage");
+  BOOST_TEST_REQUIRE(reserved.has_value());
+  BOOST_TEST(reserved->suggestion == "streamt-lineage");
+  // Nothing printable to suggest.
+  const auto blank = e::lineage_header_name_problem("   ");
+  BOOST_TEST_REQUIRE(blank.has_value());
+  BOOST_TEST(blank->suggestion.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

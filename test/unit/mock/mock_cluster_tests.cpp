@@ -9,6 +9,7 @@
 #include "engine/log.hpp"
 #include "engine/state_dir.hpp"
 #include "kafka/handles.hpp"
+#include "plan/plan_json.hpp"
 
 #include <librdkafka/rdkafka_mock.h>
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -165,6 +166,59 @@ class mock_cluster {
     BOOST_TEST_REQUIRE(rd_kafka_flush(observer_.get(), 10000) == RD_KAFKA_RESP_ERR_NO_ERROR);
     BOOST_TEST_REQUIRE(failed_ == 0);
     BOOST_TEST_REQUIRE(delivered_ == records.size());
+  }
+
+  // One record with headers (name, value) for the source topic, as seed().
+  void seed_with_headers(const std::string& key, const std::string& value,
+                         const std::vector<std::pair<std::string, std::string>>& headers) {
+    delivered_ = failed_ = 0;
+    rd_kafka_headers_t* hdrs = rd_kafka_headers_new(headers.size());
+    for (const auto& [name, v] : headers)
+      rd_kafka_header_add(hdrs, name.data(), static_cast<ssize_t>(name.size()), v.data(),
+                          static_cast<ssize_t>(v.size()));
+    const rd_kafka_resp_err_t err = rd_kafka_producev(
+        observer_.get(), RD_KAFKA_V_TOPIC(source_topic), RD_KAFKA_V_PARTITION(0),
+        RD_KAFKA_V_KEY(key.data(), key.size()),
+        RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_HEADERS(hdrs),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(this), RD_KAFKA_V_END);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) rd_kafka_headers_destroy(hdrs);  // owned by the record otherwise
+    BOOST_TEST_REQUIRE(err == RD_KAFKA_RESP_ERR_NO_ERROR, rd_kafka_err2str(err));
+    BOOST_TEST_REQUIRE(rd_kafka_flush(observer_.get(), 10000) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    BOOST_TEST_REQUIRE(delivered_ == 1u);
+  }
+
+  // The headers of every record in a topic's log (partition 0), in offset
+  // order: (name, value) pairs, a null value as "<null>".
+  std::vector<std::vector<std::pair<std::string, std::string>>> headers_in(const char* topic) const {
+    const k::kafka_ptr reader = new_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstraps()},
+                                                               {"group.id", "mock-observer"},
+                                                               {"enable.partition.eof", "true"},
+                                                               {"enable.auto.commit", "false"},
+                                                               {"log_level", "3"}});
+    k::partition_list_ptr list(rd_kafka_topic_partition_list_new(1));
+    rd_kafka_topic_partition_list_add(list.get(), topic, 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    BOOST_TEST_REQUIRE(rd_kafka_assign(reader.get(), list.get()) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    std::vector<std::vector<std::pair<std::string, std::string>>> out;
+    for (int polls = 0; polls < 200; ++polls) {
+      k::message_ptr m(rd_kafka_consumer_poll(reader.get(), 50));
+      if (!m) continue;
+      if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        rd_kafka_consumer_close(reader.get());
+        return out;
+      }
+      BOOST_TEST_REQUIRE(m->err == RD_KAFKA_RESP_ERR_NO_ERROR, rd_kafka_err2str(m->err));
+      auto& record = out.emplace_back();
+      rd_kafka_headers_t* hdrs = nullptr;
+      if (rd_kafka_message_headers(m.get(), &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR) continue;
+      const char* name = nullptr;
+      const void* value = nullptr;
+      std::size_t size = 0;
+      for (std::size_t i = 0;
+           rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+        record.emplace_back(name, value ? std::string(static_cast<const char*>(value), size) : "<null>");
+    }
+    BOOST_TEST_REQUIRE(false, "reading " << topic << " to its end took over 10 s");
+    return {};
   }
 
   // Data records in a topic's log (partition 0), aborted ones included: the
@@ -1068,4 +1122,81 @@ BOOST_AUTO_TEST_CASE(in_json_a_dead_letter_line_names_the_record_and_a_clean_sto
   BOOST_TEST(
       stopped->at("transactions_committed").to_number<std::uint64_t>() == report.transactions_committed,
       boost::json::serialize(*stopped));
+}
+
+// ---- the lineage header ------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(
+    with_a_lineage_header_every_record_written_names_the_plan_and_its_input_after_its_own_headers) {
+  mock_cluster cluster(1);
+  constexpr const char* dead_letter_topic = "orders-dlq";
+  BOOST_TEST_REQUIRE(rd_kafka_mock_topic_create(cluster.get(), dead_letter_topic, 1, 1) ==
+                     RD_KAFKA_RESP_ERR_NO_ERROR);
+  // Offset 0 passes and has headers of its own; 1 is invalid (dead-lettered,
+  // with a header too); 2 is filtered; 3 passes with none.
+  cluster.seed_with_headers("a", R"({"id":"a","amount":120})",
+                            {{"trace", "t-a"}, {"streamt-lineage", "old"}});
+  cluster.seed_with_headers("b", R"({"id":"b","amount":"90"})", {{"trace", "t-b"}});
+  cluster.seed({{"c", R"({"id":"c","amount":10})"}, {"d", R"({"id":"d","amount":90})"}});
+  const auto with_dead_letters = [&](plan::plan& p) {
+    p.identity.on_invalid = plan::on_invalid::dead_letter;
+    p.identity.dead_letter_topic = dead_letter_topic;
+  };
+  plan::plan p = orders_plan();
+  with_dead_letters(p);
+  const std::string digest = plan::digest(p);
+  temp_state_dir dir;
+  const run_outcome out =
+      run_engine(cluster, dir.path(), once_consumed(4),
+                 {.adjust = [](engine::run_options& o) { o.lineage_header = "streamt-lineage"; },
+                  .io = nullptr,
+                  .stop_inline = false,
+                  .limit = 60s,
+                  .stop_when_logged = {},
+                  .adjust_plan = with_dead_letters});
+  BOOST_TEST_REQUIRE((out.report.status == engine::run_status::stopped), out.report.message);
+
+  using headers = std::vector<std::pair<std::string, std::string>>;
+  const auto sink = cluster.headers_in(sink_topic);
+  BOOST_TEST_REQUIRE(sink.size() == 2u);
+  // The input's headers as they were (a stale lineage header of the same
+  // name included), ours last: the one a reader of the last header gets.
+  BOOST_TEST(
+      (sink[0] ==
+       headers{{"trace", "t-a"}, {"streamt-lineage", "old"}, {"streamt-lineage", digest + ";p=0;o=0"}}));
+  BOOST_TEST((sink[1] == headers{{"streamt-lineage", digest + ";p=0;o=3"}}));
+  const auto dead = cluster.headers_in(dead_letter_topic);
+  BOOST_TEST_REQUIRE(dead.size() == 1u);
+  BOOST_TEST_REQUIRE(dead[0].size() == 8u);  // its own, the six streamt.* and ours
+  BOOST_TEST((dead[0].front() == std::pair<std::string, std::string>{"trace", "t-b"}));
+  BOOST_TEST((dead[0][6] == std::pair<std::string, std::string>{"streamt.plan.digest", digest}));
+  BOOST_TEST((dead[0].back() == std::pair<std::string, std::string>{"streamt-lineage", digest + ";p=0;o=1"}));
+}
+
+BOOST_AUTO_TEST_CASE(without_a_lineage_header_records_carry_only_the_headers_of_their_input) {
+  mock_cluster cluster(1);
+  cluster.seed_with_headers("a", R"({"id":"a","amount":120})", {{"trace", "t-a"}});
+  cluster.seed({{"d", R"({"id":"d","amount":90})"}});
+  temp_state_dir dir;
+  const run_outcome out = run_engine(cluster, dir.path(), once_consumed(2));
+  BOOST_TEST_REQUIRE((out.report.status == engine::run_status::stopped), out.report.message);
+  using headers = std::vector<std::pair<std::string, std::string>>;
+  const auto sink = cluster.headers_in(sink_topic);
+  BOOST_TEST_REQUIRE(sink.size() == 2u);
+  BOOST_TEST((sink[0] == headers{{"trace", "t-a"}}));
+  BOOST_TEST(sink[1].empty());
+}
+
+BOOST_AUTO_TEST_CASE(
+    an_embedding_s_lineage_header_name_that_cannot_be_one_is_refused_before_the_state_directory) {
+  mock_cluster cluster(1);
+  temp_state_dir dir;
+  const std::string state = dir.path() + "/state";
+  const run_outcome out =
+      run_engine(cluster, state, {}, {.adjust = [](engine::run_options& o) { o.lineage_header = "a b"; }});
+  BOOST_TEST((out.report.status == engine::run_status::rejected_config), out.report.message);
+  BOOST_TEST(
+      out.report.message.find("--lineage-header: the lineage header name has a space") != std::string::npos,
+      out.report.message);
+  BOOST_TEST(!std::filesystem::exists(state));
 }
