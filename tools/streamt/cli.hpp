@@ -124,6 +124,7 @@ int cmd_explain(std::span<char* const> args);
 int cmd_replay(std::span<char* const> args);
 int cmd_run(std::span<char* const> args);
 int cmd_offsets(std::span<char* const> args);
+int cmd_diff(std::span<char* const> args);
 
 // SIGINT and SIGTERM are blocked from the program's first instruction (a
 // preinit_array entry in main.cpp, before any library initialiser or thread)

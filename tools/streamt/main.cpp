@@ -48,6 +48,7 @@ constexpr std::string_view top_help =
     "  replay    run a plan offline over records in kcat's -J envelope\n"
     "  run       run a plan against Kafka, exactly once\n"
     "  offsets   show an application's committed offsets and lag; skip a poisoned record\n"
+    "  diff      preview a plan change on live data: run two plans over the same records\n"
     "\n"
     "'streamt COMMAND --help' describes a command and its exit codes.\n";
 
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
     if (command == "replay") return streamt::cli::cmd_replay(rest);
     if (command == "run") return streamt::cli::cmd_run(rest);
     if (command == "offsets") return streamt::cli::cmd_offsets(rest);
+    if (command == "diff") return streamt::cli::cmd_diff(rest);
     if (command == "--help" || command == "-h" || command == "help") {
       std::cout << top_help;
       return 0;
@@ -81,8 +83,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     std::cerr << "streamt: unknown command '" << command << "'";
-    constexpr std::array<std::string_view, 6> commands{"compile", "check", "explain",
-                                                       "replay",  "run",   "offsets"};
+    constexpr std::array<std::string_view, 7> commands{"compile", "check",   "explain", "replay",
+                                                       "run",     "offsets", "diff"};
     if (std::optional<std::size_t> i = streamt::plan::nearest(command, commands))
       std::cerr << "; did you mean '" << commands[*i] << "'?";
     std::cerr << "\n\n" << top_help;
