@@ -97,11 +97,11 @@ std::optional<std::string> parse_from(const std::string& text, start_spec& out) 
     const std::size_t comma = text.find(',', from);
     const std::string item = text.substr(from, comma - from);
     auto p = parse_record_position(item, std::numeric_limits<std::int64_t>::max());
-    if (!p)
-      return "--from takes earliest, committed, or TOPIC/PARTITION@OFFSET[,...] "
-             "(orders/0@1042,orders/1@977); "
-             "'" +
-             item + "' is none of them";
+    if (!p) {
+      const std::string forms =
+          "--from takes earliest, committed, or TOPIC/PARTITION@OFFSET[,...] (orders/0@1042,orders/1@977)";
+      return forms + "; '" + item + "' is none of them";
+    }
     if (by_partition.count(p->partition.partition))
       return "--from names partition " + std::to_string(p->partition.partition) + " twice";
     if (!by_partition.empty() && by_partition.begin()->second.partition.topic != p->partition.topic)
@@ -191,13 +191,16 @@ std::variant<std::vector<partition_range>, int> plan_ranges(const kafka::partiti
     const std::int64_t offset = start.value_or(w->low);
     // The engine refuses a committed offset outside the log too (exit 78):
     // reading from elsewhere would preview records the plan would not see.
-    if (offset < w->low || offset > w->high)
-      return refused_position((from.kind == start_kind::committed ? "the committed offset of " : "--from ") +
-                              where(tp) + "@" + std::to_string(offset) +
-                              " is outside the partition, which holds offsets " + std::to_string(w->low) +
-                              " to " + std::to_string(w->high) +
-                              " (the end excluded; older records were deleted by retention)" +
-                              "; give --from earliest or a position inside it");
+    if (offset < w->low || offset > w->high) {
+      const std::string what = (from.kind == start_kind::committed ? "the committed offset " : "--from ") +
+                               where(tp) + "@" + std::to_string(offset);
+      return refused_position(
+          offset < w->low ? what + " is before the partition's log start " + std::to_string(w->low) +
+                                " (retention deleted the records before it); give --from earliest or a "
+                                "position from there"
+                          : what + " is past the partition's end " + std::to_string(w->high) +
+                                "; give a position up to it");
+    }
     ranges.push_back({tp, offset, w->high, offset});
   }
   return ranges;
