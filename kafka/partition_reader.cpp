@@ -41,7 +41,12 @@ config_result<partition_reader> partition_reader::connect(const std::string& boo
   const settings engine{{"bootstrap.servers", bootstrap_servers}, {"isolation.level", "read_committed"},
                         {"enable.auto.commit", "false"},          {"enable.auto.offset.store", "false"},
                         {"auto.offset.reset", "error"},           {"enable.partition.eof", "true"}};
-  auto conf = build_conf(engine, user);
+  // As the engine's consumer sets it, for the same reason: with librdkafka's
+  // default of 1000 a full prefetch queue idles the fetch for a second at a
+  // time (kafka/consumer.cpp). A user's -X wins.
+  settings defaults;
+  if (has_fetch_queue_backoff(rd_kafka_version())) defaults.push_back({"fetch.queue.backoff.ms", "50"});
+  auto conf = build_conf(engine, user, defaults);
   if (!conf) return conf.error();
   char errstr[512] = {};
   kafka_ptr rk(rd_kafka_new(RD_KAFKA_CONSUMER, conf->get(), errstr, sizeof errstr));
