@@ -15,7 +15,7 @@
 #  3. --from committed: from where OLD's application stands.
 #  4. --from TOPIC/PARTITION@OFFSET: one partition from an offset.
 #  5. The text report, a plan against itself (exit 0), --max-records, plans
-#     of different topics (exit 1).
+#     of different topics (exit 1), positions outside the topic (exit 78).
 #  6. Nothing was committed and nothing written: the group's offsets and the
 #     sink are as OLD left them.
 source "$(dirname "$0")/lib.sh"
@@ -163,6 +163,14 @@ diff_plans "$work/old.json" "$work/other.json" >/dev/null 2>"$work/other.err" ||
 check_eq "different topics: exit code" 1 "$rc"
 grep -qF "the plans read different topics" "$work/other.err" || { cat "$work/other.err"; fail "no reason given"; }
 checks_passed=$((checks_passed + 1))
+
+echo "== a position outside the topic is refused"
+for case in "0@100000:is past the partition's end" "7@0:has 2 partitions"; do
+  rc=0
+  diff_plans "$work/old.json" "$work/new.json" --from "$src/${case%%:*}" >/dev/null 2>"$work/outside.err" || rc=$?
+  check_eq "--from $src/${case%%:*}: exit code" 78 "$rc"
+  grep -qF "${case#*:}" "$work/outside.err" || { cat "$work/outside.err"; fail "no '${case#*:}'"; }
+done
 
 echo "== nothing was committed or written"
 check_eq "the group's committed offsets are OLD's" "$committed_before" "$(group_offsets "$app" "$src")"
