@@ -2,9 +2,11 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// Exit codes are part of the interface (contract §6). The values above 2 follow
-// BSD sysexits.h so that supervisors (systemd, Kubernetes) can tell a poisoned
-// record, which a restart cannot fix, from a transient outage, which it can.
+// Exit codes are part of the interface (contract §6). The values from 64 up
+// follow BSD sysexits.h so that supervisors (systemd, Kubernetes) can tell a
+// poisoned record, which a restart cannot fix, from a transient outage, which
+// it can. `streamt diff` reports differences with 3, not diff(1)'s 1: here 1
+// is a refused plan, and a script must tell the two apart.
 
 namespace streamt::engine {
 
@@ -12,6 +14,7 @@ enum class exit_code : int {
   ok = 0,
   rejected = 1,            // the SQL, schema or plan was rejected
   usage = 2,               // wrong command line, or an input file that cannot be read
+  differences = 3,         // `streamt diff`: some records' outputs differ between the two plans
   invalid_record = 65,     // EX_DATAERR: a record broke the plan's contract
   unavailable = 69,        // EX_UNAVAILABLE: brokers unreachable, topic missing, transactions refused
   internal = 70,           // EX_SOFTWARE: a bug; please report it

@@ -77,4 +77,29 @@ kafka_result<std::map<std::string, std::string>> describe_topic_setting(
   return values;
 }
 
+kafka_result<std::int32_t> topic_partition_count(rd_kafka_t* rk, const std::string& topic,
+                                                 std::chrono::milliseconds timeout) {
+  topic_ptr t(rd_kafka_topic_new(rk, topic.c_str(), nullptr));
+  if (!t) return report_of(rd_kafka_last_error());
+  const rd_kafka_metadata_t* md = nullptr;
+  if (const rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, t.get(), &md, admin_ms(timeout));
+      e != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return report_of(e);
+  std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> owned(
+      md, &rd_kafka_metadata_destroy);
+  if (md->topic_cnt != 1) return report_of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
+  if (md->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(md->topics[0].err);
+  return md->topics[0].partition_cnt;
+}
+
+kafka_result<watermarks> partition_watermarks(rd_kafka_t* rk, const topic_partition& p,
+                                              std::chrono::milliseconds timeout) {
+  watermarks w;
+  if (const rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk, p.topic.c_str(), p.partition, &w.low,
+                                                                     &w.high, admin_ms(timeout));
+      e != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return report_of(e);
+  return w;
+}
+
 }  // namespace streamt::kafka

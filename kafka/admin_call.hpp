@@ -3,17 +3,20 @@
 
 #pragma once
 // The parts every blocking admin request shares (options bounded by a
-// timeout, the wait for the one result it posts), and the one request the
-// runtime makes outside group_admin: a setting of some topics.
+// timeout, the wait for the one result it posts), the one request the
+// runtime makes outside group_admin: a setting of some topics, and the two
+// questions about a topic both group_admin and partition_reader ask.
 // Blocking: call them off the io_context (producer.cpp runs them on its
 // transactional pool).
 
 #include "kafka/error.hpp"
 #include "kafka/handles.hpp"
+#include "kafka/topic_partition.hpp"
 
 #include <librdkafka/rdkafka.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,5 +47,13 @@ kafka_result<event_ptr> wait_result(rd_kafka_queue_t* q, std::chrono::millisecon
 kafka_result<std::map<std::string, std::string>> describe_topic_setting(
     rd_kafka_t* rk, const std::vector<std::string>& topics, const std::string& key,
     std::chrono::milliseconds timeout);
+
+// The partition count of `topic` (error UNKNOWN_TOPIC_OR_PART if none).
+kafka_result<std::int32_t> topic_partition_count(rd_kafka_t* rk, const std::string& topic,
+                                                 std::chrono::milliseconds timeout);
+// A partition's log start and end, asked with the client's isolation level:
+// under read_committed the end is the last stable offset.
+kafka_result<watermarks> partition_watermarks(rd_kafka_t* rk, const topic_partition& p,
+                                              std::chrono::milliseconds timeout);
 
 }  // namespace streamt::kafka

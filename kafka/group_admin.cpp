@@ -104,27 +104,14 @@ kafka_result<std::vector<group_offset>> group_admin::committed(const std::string
 
 kafka_result<std::int32_t> group_admin::partition_count(const std::string& topic,
                                                         std::chrono::milliseconds timeout) const {
-  topic_ptr t(rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr));
-  if (!t) return report_of(rd_kafka_last_error());
-  const rd_kafka_metadata_t* md = nullptr;
-  if (const rd_kafka_resp_err_t e = rd_kafka_metadata(rk_.get(), 0, t.get(), &md, admin_ms(timeout));
-      e != RD_KAFKA_RESP_ERR_NO_ERROR)
-    return report_of(e);
-  std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> owned(
-      md, &rd_kafka_metadata_destroy);
-  if (md->topic_cnt != 1) return report_of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
-  if (md->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) return report_of(md->topics[0].err);
-  return md->topics[0].partition_cnt;
+  return topic_partition_count(rk_.get(), topic, timeout);
 }
 
 kafka_result<std::int64_t> group_admin::end_offset(const topic_partition& p,
                                                    std::chrono::milliseconds timeout) const {
-  std::int64_t low = 0, high = 0;
-  if (const rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk_.get(), p.topic.c_str(), p.partition,
-                                                                     &low, &high, admin_ms(timeout));
-      e != RD_KAFKA_RESP_ERR_NO_ERROR)
-    return report_of(e);
-  return high;
+  auto w = partition_watermarks(rk_.get(), p, timeout);
+  if (!w) return w.error();
+  return w->high;
 }
 
 error_report group_admin::alter(const std::string& group, const std::vector<group_offset>& offsets,

@@ -682,7 +682,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(command_line)
 
 BOOST_AUTO_TEST_CASE(every_command_has_help_that_names_its_exit_codes) {
-  for (const char* cmd : {"compile", "check", "explain", "replay"}) {
+  for (const char* cmd : {"compile", "check", "explain", "replay", "offsets", "diff"}) {
     process_result r = run_streamt({cmd, "--help"});
     BOOST_TEST_INFO("command " << cmd);
     BOOST_TEST(r.exit_code == 0);
@@ -853,6 +853,108 @@ BOOST_AUTO_TEST_CASE(run_check_and_explain_given_the_sql_say_to_compile_it_first
   process_result r = run_streamt({"check", dir.file("broken.json")});
   BOOST_TEST(r.exit_code == 1);
   BOOST_TEST(!contains(r.err, "looks like SQL"), r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(diff)
+
+namespace {
+// A plan of the example query reading `topic` instead of orders.
+std::string compile_reading(const temp_dir& dir, const std::string& topic) {
+  const std::string other_schema = dir.file(topic + ".schema.json");
+  std::string text = read_text(schema);
+  const std::string from = "\"topic\": \"orders\"";
+  const std::size_t at = text.find(from);
+  BOOST_TEST_REQUIRE(at != std::string::npos, "the example schema names no topic: " << text);
+  text.replace(at, from.size(), "\"topic\": \"" + topic + "\"");
+  write_text(other_schema, text);
+  const std::string plan = dir.file(topic + ".plan.json");
+  process_result r =
+      run_streamt({"compile", "--schema", other_schema, "--application-id", "orders-big", "--sink-topic",
+                   "big-orders", "--output", plan, examples + "big_orders.sql"});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, "compile failed: " << r.err);
+  return plan;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(diff_needs_two_plans_and_the_brokers) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"diff", plan, "--bootstrap-servers", "127.0.0.1:1"});
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "expected two plans: OLD_PLAN NEW_PLAN"), r.err);
+  r = run_streamt({"diff", plan, plan});
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "missing --bootstrap-servers"), r.err);
+  r = run_streamt({"diff", plan, plan, "--max-dif", "3", "-b", "127.0.0.1:1"});
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "did you mean '--max-diffs'?"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_number_outside_its_range_is_a_usage_error_naming_the_range) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  struct refused {
+    std::string option, value, range;
+  };
+  for (const refused& c :
+       {refused{"--max-records", "0", "from 1 to 1000000000"},
+        refused{"--max-records", "1000000001", "from 1 to 1000000000"},
+        refused{"--max-records", "99999999999999999999999", "from 1 to 1000000000"},
+        refused{"--max-diffs", "-1", "from 0 to 10000"}, refused{"--max-diffs", "10001", "from 0 to 10000"},
+        refused{"--timeout-ms", "0", "from 1 to 3600000"},
+        refused{"--timeout-ms", "5s", "from 1 to 3600000"}}) {
+    process_result r = run_streamt({"diff", plan, plan, "-b", "127.0.0.1:1", c.option, c.value});
+    BOOST_TEST(r.exit_code == 2, c.option << " " << c.value << ": " << r.err);
+    BOOST_TEST(contains(r.err, c.option + " takes a whole number of"), r.err);
+    BOOST_TEST(contains(r.err, c.range), r.err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_from_that_is_no_position_or_names_another_topic_is_a_usage_error) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  for (const std::string from :
+       {"latest", "orders:0:5", "orders/0@5,", "orders/0@5,orders/0@7", "orders/-1@0"}) {
+    process_result r = run_streamt({"diff", plan, plan, "-b", "127.0.0.1:1", "--from", from});
+    BOOST_TEST_INFO("--from " << from);
+    BOOST_TEST(r.exit_code == 2, r.err);
+  }
+  process_result r = run_streamt({"diff", plan, plan, "-b", "127.0.0.1:1", "--from", "payments/0@5"});
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "--from names topic 'payments', but the plans read 'orders'"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(plans_reading_different_topics_are_refused_before_any_kafka_client) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  // Nothing listens on port 1: a refusal that tried the brokers first would exit 69.
+  process_result r = run_streamt({"diff", plan, compile_reading(dir, "payments"), "-b", "127.0.0.1:1"});
+  BOOST_TEST(r.exit_code == 1, r.err);
+  BOOST_TEST(contains(r.err, "the plans read different topics"), r.err);
+  // A broken plan is refused as check refuses it.
+  write_text(dir.file("broken.json"), "{}");
+  BOOST_TEST(run_streamt({"diff", plan, dir.file("broken.json"), "-b", "127.0.0.1:1"}).exit_code == 1);
+}
+
+BOOST_AUTO_TEST_CASE(unreachable_brokers_exit_69_and_an_inline_secret_is_never_echoed) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"diff", plan, plan, "-b", "127.0.0.1:1", "--timeout-ms", "1000", "-X",
+                                  "sasl.password=hunter2-secret"});
+  BOOST_TEST(r.exit_code == 69, r.err);
+  BOOST_TEST(contains(r.err, "reading the partitions of topic 'orders'"), r.err);
+  BOOST_TEST(contains(r.err, "puts a secret on the command line"), r.err);
+  BOOST_TEST(!contains(r.err + r.out, "hunter2-secret"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(an_engine_owned_setting_is_refused_with_exit_78) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"diff", plan, plan, "-b", "127.0.0.1:1", "-X", "group.id=mine"});
+  BOOST_TEST(r.exit_code == 78, r.err);
+  BOOST_TEST(contains(r.err, "group.id"), r.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 namespace streamt::cli {
@@ -205,6 +206,18 @@ bool looks_like_sql(std::string_view path, std::string_view text) {
     if (text.size() >= word.size() && plan::equal_ignoring_case(text.substr(0, word.size()), word))
       return true;
   return false;
+}
+
+std::optional<record_position> parse_record_position(std::string_view text, std::int64_t max_offset) {
+  // Kafka's topic names hold no '/' or '@', so the last of each splits.
+  const std::size_t at = text.rfind('@');
+  const std::size_t slash = text.rfind('/', at);
+  if (at == std::string_view::npos || slash == std::string_view::npos || slash == 0) return std::nullopt;
+  auto partition = whole_number<std::int32_t>(text.substr(slash + 1, at - slash - 1), 0,
+                                              std::numeric_limits<std::int32_t>::max());
+  auto offset = whole_number<std::int64_t>(text.substr(at + 1), 0, max_offset);
+  if (!partition || !offset) return std::nullopt;
+  return record_position{{std::string(text.substr(0, slash)), *partition}, *offset};
 }
 
 std::optional<std::string> bootstrap_servers_error(const std::string& servers) {

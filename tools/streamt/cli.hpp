@@ -8,10 +8,13 @@
 
 #include "engine/exit_codes.hpp"
 #include "kafka/config.hpp"
+#include "kafka/topic_partition.hpp"
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
 #include "plan/read_input.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -96,6 +99,25 @@ std::optional<std::string> bootstrap_servers_error(const std::string& servers);
 // exit code (2 for a malformed -X, 78 for a file or key refused).
 std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out);
 
+// `s` as a whole number within [min, max]; anything else (a sign where none
+// fits, a fraction, a unit, digits past the range) is nullopt, never
+// clamped: a mistyped number must not become a different setting.
+template <class T>
+std::optional<T> whole_number(std::string_view s, T min, T max) {
+  T v{};
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size() || v < min || v > max) return std::nullopt;
+  return v;
+}
+
+// One record's place, TOPIC/PARTITION@OFFSET, as the engine's exit-65 line
+// names it ("orders/3@1042"); OFFSET at most `max_offset`.
+struct record_position {
+  kafka::topic_partition partition;
+  std::int64_t offset = 0;
+};
+std::optional<record_position> parse_record_position(std::string_view text, std::int64_t max_offset);
+
 int cmd_compile(std::span<char* const> args);
 int cmd_check(std::span<char* const> args);
 int cmd_explain(std::span<char* const> args);
@@ -103,6 +125,7 @@ int cmd_replay(std::span<char* const> args);
 int cmd_run(std::span<char* const> args);
 int cmd_offsets(std::span<char* const> args);
 int cmd_status(std::span<char* const> args);
+int cmd_diff(std::span<char* const> args);
 
 // SIGINT and SIGTERM are blocked from the program's first instruction (a
 // preinit_array entry in main.cpp, before any library initialiser or thread)

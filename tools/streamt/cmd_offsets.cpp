@@ -14,7 +14,6 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
-#include <charconv>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -56,32 +55,12 @@ constexpr std::string_view help =
     "            75 the group has members or an open transaction (stop it, or wait; try again);\n"
     "            78 a setting refused, or skip's OFFSET is not the committed offset or no record\n";
 
-struct skip_target {
-  kafka::topic_partition partition;
-  std::int64_t offset = 0;
-};
-
-template <class T>
-std::optional<T> whole_number(std::string_view s, T min, T max) {
-  T v{};
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || end != s.data() + s.size() || v < min || v > max) return std::nullopt;
-  return v;
-}
-
 // TOPIC/PARTITION@OFFSET, as the engine's exit-65 line names the record.
-// Kafka's topic names hold no '/' or '@', so the last of each splits.
+using skip_target = record_position;
+
 std::optional<skip_target> parse_target(std::string_view text) {
-  const std::size_t at = text.rfind('@');
-  const std::size_t slash = text.rfind('/', at);
-  if (at == std::string_view::npos || slash == std::string_view::npos || slash == 0) return std::nullopt;
-  auto partition = whole_number<std::int32_t>(text.substr(slash + 1, at - slash - 1), 0,
-                                              std::numeric_limits<std::int32_t>::max());
   // The next offset, OFFSET+1, must be one too.
-  auto offset =
-      whole_number<std::int64_t>(text.substr(at + 1), 0, std::numeric_limits<std::int64_t>::max() - 1);
-  if (!partition || !offset) return std::nullopt;
-  return skip_target{{std::string(text.substr(0, slash)), *partition}, *offset};
+  return parse_record_position(text, std::numeric_limits<std::int64_t>::max() - 1);
 }
 
 std::string where(const kafka::topic_partition& p) { return p.topic + "/" + std::to_string(p.partition); }

@@ -49,6 +49,7 @@ constexpr std::string_view top_help =
     "  run       run a plan against Kafka, exactly once\n"
     "  offsets   show an application's committed offsets and lag; skip a poisoned record\n"
     "  status    summarise a fleet: which plan holds the application, partitions, lag\n"
+    "  diff      preview a plan change on live data: run two plans over the same records\n"
     "\n"
     "'streamt COMMAND --help' describes a command and its exit codes.\n";
 
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
     if (command == "run") return streamt::cli::cmd_run(rest);
     if (command == "offsets") return streamt::cli::cmd_offsets(rest);
     if (command == "status") return streamt::cli::cmd_status(rest);
+    if (command == "diff") return streamt::cli::cmd_diff(rest);
     if (command == "--help" || command == "-h" || command == "help") {
       std::cout << top_help;
       return 0;
@@ -83,8 +85,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     std::cerr << "streamt: unknown command '" << command << "'";
-    constexpr std::array<std::string_view, 7> commands{"compile", "check",   "explain", "replay",
-                                                       "run",     "offsets", "status"};
+    constexpr std::array<std::string_view, 8> commands{"compile", "check",   "explain", "replay",
+                                                       "run",     "offsets", "status",  "diff"};
     if (std::optional<std::size_t> i = streamt::plan::nearest(command, commands))
       std::cerr << "; did you mean '" << commands[*i] << "'?";
     std::cerr << "\n\n" << top_help;

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "engine/plan_diff.hpp"
+
+namespace streamt::engine {
+namespace {
+
+void count(plan_tally& t, const operators::step& s) {
+  switch (s.outcome) {
+    case operators::outcome::emitted:
+      ++t.passed;
+      break;
+    case operators::outcome::filtered:
+      ++t.filtered;
+      break;
+    case operators::outcome::tombstone:
+      ++t.tombstones;
+      break;
+    case operators::outcome::invalid:
+      ++t.invalid;
+      break;
+  }
+}
+
+// The step copied out: its views point into the pipeline's buffers, which
+// the next record overwrites.
+plan_outcome outcome_of(const operators::step& s) {
+  plan_outcome o;
+  if (s.outcome == operators::outcome::emitted) o.output = std::string(s.output);
+  if (s.outcome == operators::outcome::invalid && s.error) {
+    o.invalid_code = s.error->code;
+    o.invalid_message = s.error->message;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string_view to_string(difference_kind k) noexcept {
+  switch (k) {
+    case difference_kind::old_only:
+      return "old_only";
+    case difference_kind::new_only:
+      return "new_only";
+    case difference_kind::changed:
+      return "changed";
+    case difference_kind::invalid_in_one:
+      return "invalid_in_one";
+  }
+  return "changed";
+}
+
+plan_comparison::plan_comparison(const plan::plan& old_plan, const plan::plan& new_plan, std::size_t max_kept)
+    : old_(old_plan), new_(new_plan), max_kept_(max_kept) {}
+
+void plan_comparison::compare(const record_view& r) {
+  ++records_;
+  // Each pipeline keeps its output in its own buffer, so the old plan's
+  // step stays readable while the new plan processes the same value.
+  const operators::step a = old_.process(r.value);
+  const operators::step b = new_.process(r.value);
+  count(old_tally_, a);
+  count(new_tally_, b);
+  const bool a_emits = a.outcome == operators::outcome::emitted;
+  const bool b_emits = b.outcome == operators::outcome::emitted;
+  const bool a_invalid = a.outcome == operators::outcome::invalid;
+  const bool b_invalid = b.outcome == operators::outcome::invalid;
+  std::optional<difference_kind> kind;
+  if (a_emits && b_emits) {
+    if (a.output != b.output) kind = difference_kind::changed;
+  } else if (a_emits) {
+    kind = difference_kind::old_only;
+  } else if (b_emits) {
+    kind = difference_kind::new_only;
+  } else if (a_invalid != b_invalid) {
+    kind = difference_kind::invalid_in_one;
+  }
+  if (!kind) return;
+  switch (*kind) {
+    case difference_kind::old_only:
+      ++counts_.old_only;
+      break;
+    case difference_kind::new_only:
+      ++counts_.new_only;
+      break;
+    case difference_kind::changed:
+      ++counts_.changed;
+      break;
+    case difference_kind::invalid_in_one:
+      ++counts_.invalid_in_one;
+      break;
+  }
+  if (kept_.size() >= max_kept_) return;
+  record_difference d;
+  d.kind = *kind;
+  d.topic = std::string(r.topic);
+  d.partition = r.partition;
+  d.offset = r.offset;
+  if (r.key) d.key = std::string(*r.key);
+  d.old_outcome = outcome_of(a);
+  d.new_outcome = outcome_of(b);
+  kept_.push_back(std::move(d));
+}
+
+}  // namespace streamt::engine

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+// Two plans side by side over the same records (`streamt diff`, contract
+// §6): each record goes through both plans' stage pipelines, the very path
+// it takes in `run` and `replay`, and the outcomes are compared. Nothing is
+// written anywhere; where the records come from is the caller's business
+// (the command reads them from Kafka, the tests hand them in).
+//
+// A record differs when one plan emits it and the other does not, when both
+// emit different values, or when neither emits it but only one finds it
+// invalid (such a record stops the one plan's run, or goes to its
+// dead-letter topic, and not the other's). The key, timestamp and headers of
+// an output are the input's in both plans, so only the values can differ.
+
+#include "engine/record.hpp"
+#include "operators/stage_pipeline.hpp"
+#include "plan/plan.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamt::engine {
+
+// What one plan did with the records.
+struct plan_tally {
+  std::uint64_t passed = 0;      // emitted: an output record
+  std::uint64_t filtered = 0;    // the predicate dropped it
+  std::uint64_t tombstones = 0;  // a null value, dropped by both plans alike
+  std::uint64_t invalid = 0;     // refused by the plan's schema (run stops there, or dead-letters it)
+};
+
+enum class difference_kind {
+  old_only,        // only the old plan emits the record
+  new_only,        // only the new plan emits it
+  changed,         // both emit it, with different values
+  invalid_in_one,  // neither emits it, and exactly one plan finds it invalid
+};
+std::string_view to_string(difference_kind k) noexcept;
+
+// One plan's outcome for a differing record.
+struct plan_outcome {
+  std::optional<std::string> output;  // the emitted value; nullopt when none
+  // Set when the record is invalid for the plan: its stable code and message.
+  std::optional<std::string> invalid_code;
+  std::optional<std::string> invalid_message;
+};
+
+struct record_difference {
+  difference_kind kind = difference_kind::changed;
+  std::string topic;
+  std::int32_t partition = 0;
+  std::int64_t offset = 0;
+  std::optional<std::string> key;
+  plan_outcome old_outcome;
+  plan_outcome new_outcome;
+};
+
+struct difference_counts {
+  std::uint64_t old_only = 0;
+  std::uint64_t new_only = 0;
+  std::uint64_t changed = 0;
+  std::uint64_t invalid_in_one = 0;
+  std::uint64_t total() const noexcept { return old_only + new_only + changed + invalid_in_one; }
+};
+
+class plan_comparison {
+ public:
+  // Keeps the first `max_kept` differing records in full; the rest are
+  // counted only, so memory does not grow with the number read.
+  plan_comparison(const plan::plan& old_plan, const plan::plan& new_plan, std::size_t max_kept);
+
+  void compare(const record_view& r);
+
+  std::uint64_t records() const noexcept { return records_; }
+  const plan_tally& old_tally() const noexcept { return old_tally_; }
+  const plan_tally& new_tally() const noexcept { return new_tally_; }
+  const difference_counts& differences() const noexcept { return counts_; }
+  // In the order the records were compared.
+  const std::vector<record_difference>& kept() const noexcept { return kept_; }
+
+ private:
+  operators::stage_pipeline old_;
+  operators::stage_pipeline new_;
+  std::size_t max_kept_;
+  std::uint64_t records_ = 0;
+  plan_tally old_tally_;
+  plan_tally new_tally_;
+  difference_counts counts_;
+  std::vector<record_difference> kept_;
+};
+
+}  // namespace streamt::engine
