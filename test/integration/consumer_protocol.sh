@@ -5,9 +5,12 @@
 # group.protocol=consumer (KIP-848: the broker assigns; docs/operations.md
 # "The consumer group protocol") with transactions, on a 3-node cluster
 # of its own (replication factor 3, min.insync.replicas 2):
-#   1. the acceptance sequence, the multi-partition test and the two-instance
-#      hand-over, each as in the default suite, with group.protocol=consumer
-#      in the engine's --config;
+#   1. the acceptance sequence, the multi-partition test, the two-instance
+#      hand-over and plan succession (the plan log on a replicated cluster:
+#      an unrelated plan refused, a successor taking over, a roll-back, and
+#      two unrelated plans started at the same moment, one refused), each
+#      as in the default suite, with group.protocol=consumer in the
+#      engine's --config;
 #   2. a copy of a static member's state directory: KIP-848 refuses the copy
 #      (UNRELEASED_INSTANCE_ID, exit 75, naming the cause), and the copy's
 #      producer has fenced the running instance's, which exits 75 at its next
@@ -56,7 +59,7 @@ consumer_joins() {
 }
 
 echo "== 1. the default suite's exactly-once tests, with group.protocol=consumer"
-for t in acceptance multi_partition two_instances; do
+for t in acceptance multi_partition two_instances plan_succession; do
   echo "-- $t"
   joins_before=$(consumer_joins)
   if ! STREAMT_ENGINE_CONFIG=$own/consumer.properties STREAMT_EVIDENCE_DIR=$work/evidence \
