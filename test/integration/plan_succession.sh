@@ -15,7 +15,10 @@
 #  3. A started again (its own state directory) is refused: an older plan
 #     never overwrites a newer one's progress.
 #  4. A compiled again with --supersedes B (a roll-back) takes it back.
-#  5. Two unrelated plans started at the same moment on a new application
+#  5. A running instance of A that a rebalance gives a partition B has
+#     committed stops with exit 78 (aborting what it had open, leaving the
+#     group) and processes nothing of it; every record is in the sink once.
+#  6. Two unrelated plans started at the same moment on a new application
 #     id, where nothing is committed yet: exactly one runs, the other is
 #     refused (exit 78) naming the plan that came first in the plan log, and
 #     the sink holds the winner's shape only. Three rounds, each on a new
@@ -99,6 +102,43 @@ wait_for_committed "$app" "$src" 0 30 || { show_log back; fail "the roll-back di
 stop_engine back
 check_eq "the roll-back's exit code" 0 "$engine_rc"
 check_eq "the sink: the 10 new records too" 20 "$(values_committed "$sink" | wc -l)"
+echo "== a running instance of A given a partition B has committed stops, and B's progress stays"
+msrc=$(unique mid-in) msink=$(unique mid-out) mapp=$(unique mid)
+create_topic "$msrc" 2
+create_topic "$msink" 1
+orders_schema "$msrc" "$work/mid.schema.json"
+compile "$work/mid.schema.json" "$mapp" "$msink" "SELECT id, amount FROM orders" "$work/ma.json"
+echo "SELECT id, amount FROM orders WHERE amount >= 0" |
+  "$STREAMT_BINARY" compile --schema "$work/mid.schema.json" --application-id "$mapp" --sink-topic "$msink" \
+    --supersedes "$work/ma.json" --output "$work/mb.json" -
+ma=$(digest "$work/ma.json") mb=$(digest "$work/mb.json")
+numbered_orders 0 20 | produce "$msrc"
+start_engine ma1 "$work/ma.json" "$work/ma1-state"
+wait_committed_total "$mapp" "$msrc" 20 || { show_log ma1; fail "A did not commit the first records"; }
+# B joins: the group gives it one of the two partitions, which it takes
+# over from A; A keeps the other.
+start_engine mb1 "$work/mb.json" "$work/mb1-state"
+for ((i = 0; i < 600; i++)); do
+  grep -q "taking over $msrc/" "$work/mb1.log" && break
+  sleep 0.1
+done
+grep -q "taking over $msrc/" "$work/mb1.log" || { show_log mb1; fail "B was given no partition of A's"; }
+numbered_orders 20 40 | produce "$msrc"
+wait_committed_total "$mapp" "$msrc" 40 || { show_log ma1; show_log mb1; fail "A and B did not commit"; }
+# B stops and leaves: its partition, last committed by B, goes back to A.
+stop_engine mb1
+check_eq "B's exit code" 0 "$engine_rc"
+wait_engine ma1 90
+check_eq "A, given the partition B committed, stops: exit 78" 78 "$engine_rc"
+grep -qF "by plan $mb" "$work/ma1.log" && grep -qF "which supersedes this plan $ma" "$work/ma1.log" ||
+  { show_log ma1; fail "A does not say why it stops"; }
+checks_passed=$((checks_passed + 1))
+numbered_orders 40 50 | produce "$msrc"
+start_engine mb2 "$work/mb.json" "$work/mb2-state"
+wait_committed_total "$mapp" "$msrc" 50 || { show_log mb2; fail "B did not take the rest"; }
+stop_engine mb2
+check_eq "every record in the sink exactly once" "$(numbered_ids 50)" "$(committed_ids "$msink")"
+
 echo "== two unrelated plans started at the same moment on a new application id"
 for round in 1 2 3; do
   rsrc=$(unique race-in) rsink=$(unique race-out) rapp=$(unique race)
