@@ -417,39 +417,33 @@ class runtime {
     if (!options_.claim_plans) co_return std::nullopt;
     const std::string topic = ss::plan_log_topic(plan_.identity.application_id);
     const auto timeout = options_.connect_timeout;
+    const auto grant =
+        ". Grant its principal Read, Write and Describe on topic '" + topic +
+        "', and Create on it unless an administrator creates it (1 partition, retention.ms=-1)";
     auto failed = [&](const kafka::error_report& e) {
       if (e.info.code == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
           e.info.code == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
         return fail(run_status::unavailable,
-                    "the brokers refuse this client the plan log " + topic + ": " + e.message +
-                        ". Grant its principal Read, Write and Describe on topic '" + topic +
-                        "', and Create on it unless the topic exists (1 partition, retention.ms=-1)");
+                    "the brokers refuse this client the plan log " + topic + ": " + e.message + grant);
       return fail(run_status::unavailable, "the plan log " + topic + ": " + e.message);
     };
+    // A principal without Create may still read and write a plan log an
+    // administrator made; only a log that is missing too ends the start.
     auto create_op = producer_->async_create_log_topic(topic, timeout);
-    std::string create_refused;
-    if (kafka::error_report e = co_await std::move(create_op); e.failed()) {
-      // A principal without Create on a topic an administrator made: read on.
-      if (e.info.code != RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED &&
-          e.info.code != RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
-        co_return failed(e);
-      create_refused = e.message;
-    }
+    const kafka::error_report created = co_await std::move(create_op);
+    const bool create_refused = created.info.code == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+                                created.info.code == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED;
+    if (created.failed() && !create_refused) co_return failed(created);
     for (int round = 1;; ++round) {
-      auto read_op = producer_->async_read_log(settings, topic, max_plan_log_records, timeout);
+      auto read_op = producer_->async_read_log(options_.bootstrap_servers, settings, topic,
+                                               max_plan_log_records, !create_refused, timeout);
       kafka::kafka_result<std::vector<kafka::log_record>> log = co_await std::move(read_op);
-      if (!log) {
-        kafka::error_report e = log.error();
-        if (!create_refused.empty() && e.info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
-          e.info.code = RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;  // missing because Create was refused
-        if (!create_refused.empty()) e.message += " (creating it was refused: " + create_refused + ")";
-        co_return failed(e);
-      }
-      std::vector<ss::logged_claim> claims;
-      for (const kafka::log_record& r : *log)
-        if (std::optional<ss::plan_claim> c = ss::from_claim_record(r.value))
-          claims.push_back({r.offset, *c});
-      const std::optional<ss::logged_claim> standing = ss::standing_claim(claims);
+      if (!log && create_refused && log.error().info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+        co_return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic +
+                                                    ": it does not exist, and creating it was refused (" +
+                                                    created.message + ")" + grant);
+      if (!log) co_return failed(log.error());
+      const std::optional<ss::logged_claim> standing = ss::standing_claim(ss::claims_in(*log));
       auto step = ss::next_claim_step(plan_.identity.application_id, topic, standing, our_plan_,
                                       state_->instance_id());
       if (auto* refused = std::get_if<ss::succession_refused>(&step))
@@ -467,8 +461,9 @@ class runtime {
                            " times in a row to other instances' claims; restart to try again");
       ss::write_claim& w = std::get<ss::write_claim>(step);
       if (!w.note.empty()) STREAMT_LOG(log_, info) << w.note;
-      auto append_op = producer_->async_append_log(settings, topic, plan_.identity.application_id,
-                                                   ss::to_claim_record(w.claim), timeout);
+      auto append_op =
+          producer_->async_append_log(options_.bootstrap_servers, settings, topic,
+                                      plan_.identity.application_id, ss::to_claim_record(w.claim), timeout);
       kafka::kafka_result<std::int64_t> at = co_await std::move(append_op);
       if (!at) co_return failed(at.error());
       STREAMT_LOG(log_, info) << "claimed " << plan_.identity.application_id << " for plan "

@@ -21,7 +21,9 @@ namespace {
 constexpr std::int64_t lineage_version = 1;
 }
 
-std::string to_commit_metadata(const lineage& l) {
+namespace {
+
+json::object object_of(const lineage& l) {
   json::object o;
   o["streamt"] = lineage_version;
   o["plan"] = l.plan_digest;
@@ -33,17 +35,20 @@ std::string to_commit_metadata(const lineage& l) {
       before.emplace_back(json::string(l.supersedes[i]));
     o["supersedes"] = std::move(before);
   }
-  return json::serialize(o);
+  return o;
 }
 
-std::optional<lineage> from_commit_metadata(std::string_view metadata) {
-  // Offset metadata is anyone's free text: only what parses as our object
-  // counts, and nothing in it may throw.
-  if (metadata.empty() || metadata.front() != '{') return std::nullopt;
+// Offset metadata is anyone's free text: only what parses as our object
+// counts, and nothing in it may throw.
+std::optional<json::object> parsed(std::string_view text) {
+  if (text.empty() || text.front() != '{') return std::nullopt;
   boost::system::error_code ec;
-  const json::value v = json::parse(metadata, ec);
+  json::value v = json::parse(text, ec);
   if (ec || !v.is_object()) return std::nullopt;
-  const json::object& o = v.get_object();
+  return std::move(v.get_object());
+}
+
+std::optional<lineage> lineage_of(const json::object& o) {
   const json::value* version = o.if_contains("streamt");
   const json::value* plan = o.if_contains("plan");
   const json::value* instance = o.if_contains("instance");
@@ -60,6 +65,31 @@ std::optional<lineage> from_commit_metadata(std::string_view metadata) {
       if (d.is_string() && l.supersedes.size() < lineage_supersedes)
         l.supersedes.emplace_back(d.get_string());
   return l;
+}
+
+}  // namespace
+
+std::string to_commit_metadata(const lineage& l) { return json::serialize(object_of(l)); }
+
+std::optional<lineage> from_commit_metadata(std::string_view metadata) {
+  std::optional<json::object> o = parsed(metadata);
+  return o ? lineage_of(*o) : std::nullopt;
+}
+
+std::string to_lineage_record(const lineage& l, std::string_view key, std::string_view value) {
+  json::object o = object_of(l);
+  o[key] = value;
+  return json::serialize(o);
+}
+
+std::optional<std::pair<lineage, std::string>> from_lineage_record(std::string_view text,
+                                                                   std::string_view key) {
+  std::optional<json::object> o = parsed(text);
+  if (!o) return std::nullopt;
+  std::optional<lineage> l = lineage_of(*o);
+  const json::value* extra = o->if_contains(key);
+  if (!l || !extra || !extra->is_string()) return std::nullopt;
+  return std::pair{std::move(*l), std::string(extra->get_string())};
 }
 
 std::optional<header_name_problem> lineage_header_name_problem(std::string_view name) {

@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace streamt::engine {
@@ -51,6 +52,14 @@ std::string to_commit_metadata(const lineage& l);
 // not ours (empty, a Java client's, another tool's, a later version's with
 // no plan digest), which says nothing about which plan committed it.
 std::optional<lineage> from_commit_metadata(std::string_view metadata);
+
+// The same object with one string member more, for a record that is a
+// lineage and one fact besides (the plan log's claims add "replaces",
+// session/claims.hpp), and reading it back: nullopt when the text is no
+// lineage or the member is missing or not a string. One parse each way.
+std::string to_lineage_record(const lineage& l, std::string_view key, std::string_view value);
+std::optional<std::pair<lineage, std::string>> from_lineage_record(std::string_view text,
+                                                                   std::string_view key);
 
 // ---- the lineage header (`streamt run --lineage-header NAME`) -------------
 //

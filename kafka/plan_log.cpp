@@ -5,8 +5,10 @@
 
 #include "kafka/admin_call.hpp"
 #include "kafka/handles.hpp"
+#include "kafka/partition_reader.hpp"
 
 #include <algorithm>
+#include <span>
 #include <string_view>
 #include <thread>
 
@@ -16,11 +18,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-int ms_left(clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-  return static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(left.count(), 0, 1000));
-}
-
 struct new_topic_deleter {
   void operator()(rd_kafka_NewTopic_t* p) const noexcept { rd_kafka_NewTopic_destroy(p); }
 };
@@ -28,24 +25,6 @@ struct new_topic_deleter {
 error_report named(error_report e, std::string_view what) {
   e.message = std::string(what) + ": " + e.message;
   return e;
-}
-
-kafka_result<kafka_ptr> client(rd_kafka_type_t type, const settings& engine, const settings& user) {
-  auto conf = build_conf(engine, user);
-  if (!conf) {
-    error_report e = report_of(RD_KAFKA_RESP_ERR__INVALID_ARG);
-    e.message = conf.error().message;
-    return e;
-  }
-  char errstr[512] = {};
-  kafka_ptr rk(rd_kafka_new(type, conf->get(), errstr, sizeof errstr));
-  if (!rk) {
-    error_report e = report_of(RD_KAFKA_RESP_ERR__INVALID_ARG);
-    e.message = errstr;
-    return e;
-  }
-  (void)conf->release();  // rd_kafka_new took it
-  return rk;
 }
 
 }  // namespace
@@ -82,83 +61,60 @@ error_report create_log_topic(rd_kafka_t* rk, const std::string& topic, std::chr
   return {};
 }
 
-kafka_result<std::vector<log_record>> read_log(const settings& user, const std::string& topic,
-                                               std::size_t max_records, std::chrono::milliseconds timeout) {
-  // The legacy partition consumer: no group, so nothing to join, commit or
-  // authorise beyond reading the topic. partition.eof marks the end, which
-  // under read_committed is the last stable offset.
-  const settings engine{{"enable.auto.commit", "false"},
-                        {"isolation.level", "read_committed"},
-                        {"enable.partition.eof", "true"},
-                        {"auto.offset.reset", "earliest"}};
-  kafka_result<kafka_ptr> rk = client(RD_KAFKA_CONSUMER, engine, user);
-  if (!rk) return named(rk.error(), "plan log reader");
-  topic_ptr t(rd_kafka_topic_new(rk->get(), topic.c_str(), nullptr));
-  if (!t) return named(report_of(rd_kafka_last_error()), "plan log reader");
+kafka_result<std::vector<log_record>> read_log(const std::string& bootstrap_servers, const settings& user,
+                                               const std::string& topic, std::size_t max_records,
+                                               bool wait_for_topic, std::chrono::milliseconds timeout) {
+  config_result<partition_reader> reader = partition_reader::connect(bootstrap_servers, user);
+  if (!reader) {
+    error_report e = report_of(RD_KAFKA_RESP_ERR__INVALID_ARG);
+    e.message = "plan log reader: " + reader.error().message;
+    return e;
+  }
+  // A topic created a moment ago is not known to every broker yet. The
+  // metadata has no event to wait for: a short pause between questions, on
+  // this pool thread.
   const clock::time_point deadline = clock::now() + timeout;
-  // The legacy consumer retries a topic it may not see without a word: ask
-  // the metadata first, and end at once on a refusal. A topic created a
-  // moment ago may not be known to every broker yet: wait for that.
   for (;;) {
-    const rd_kafka_metadata_t* md = nullptr;
-    const rd_kafka_resp_err_t err =
-        rd_kafka_metadata(rk->get(), 0, t.get(), &md, std::max(ms_left(deadline), 1));
-    rd_kafka_resp_err_t topic_err = err;
-    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      topic_err = md->topic_cnt == 1 ? md->topics[0].err : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
-      if (topic_err == RD_KAFKA_RESP_ERR_NO_ERROR && md->topics[0].partition_cnt == 0)
-        topic_err = RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
-      rd_kafka_metadata_destroy(md);
-    }
-    if (topic_err == RD_KAFKA_RESP_ERR_NO_ERROR) break;
-    if (topic_err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
-      return named(report_of(topic_err), "reading " + topic);
-    if (clock::now() >= deadline)
-      return named(report_of(topic_err),
-                   "reading " + topic + " (not there within " + std::to_string(timeout.count()) + " ms)");
-    // A retry's pause on this pool thread: metadata has no event to wait for.
+    kafka_result<std::int32_t> partitions = reader->partition_count(topic, timeout);
+    if (partitions && *partitions > 0) break;
+    const error_report e =
+        partitions ? report_of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) : partitions.error();
+    const bool not_yet = e.info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
+                             ? wait_for_topic
+                             : is_transient_code(e.info.code);
+    if (!not_yet || clock::now() >= deadline) return named(e, "reading " + topic);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  if (rd_kafka_consume_start(t.get(), 0, RD_KAFKA_OFFSET_BEGINNING) == -1)
-    return named(report_of(rd_kafka_last_error()), "reading " + topic);
-  struct stop_consuming {
-    rd_kafka_topic_t* t;
-    ~stop_consuming() { rd_kafka_consume_stop(t, 0); }
-  } stopper{t.get()};
-
+  const topic_partition p{topic, 0};
+  kafka_result<watermarks> marks = reader->query_watermarks(p, timeout);
+  if (!marks) return named(marks.error(), "reading " + topic);
   std::vector<log_record> records;
-  error_report last = report_of(RD_KAFKA_RESP_ERR__TIMED_OUT);
-  while (clock::now() < deadline) {
-    message_ptr m(rd_kafka_consume(t.get(), 0, ms_left(deadline)));
-    if (!m) continue;  // nothing within the slice
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) return records;
-    if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      last = report_of(m->err);
-      // A topic created a moment ago is not known everywhere yet, a leader
-      // may move: wait for those. Anything else (not authorised) is final.
-      if (is_transient_code(m->err) || m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
-          m->err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC)
-        continue;
-      return named(std::move(last), "reading " + topic);
-    }
-    if (records.size() == max_records) {
-      error_report e = report_of(RD_KAFKA_RESP_ERR__FAIL);
-      e.message = "reading " + topic + ": more than " + std::to_string(max_records) + " records";
-      return e;
-    }
-    log_record r;
-    r.offset = m->offset;
-    if (m->key) r.key.assign(static_cast<const char*>(m->key), m->key_len);
-    if (m->payload) r.value.assign(static_cast<const char*>(m->payload), m->len);
-    records.push_back(std::move(r));
+  bool too_many = false;
+  // One record past the bound tells "exactly max_records" from "more".
+  kafka_result<std::int64_t> read = reader->read(
+      p, marks->low, marks->high, max_records + 1, timeout, [&](std::span<const message_view> batch) {
+        for (const message_view& m : batch) {
+          if (records.size() == max_records) {
+            too_many = true;
+            return;
+          }
+          records.push_back({m.offset, std::string(m.key.value_or("")), std::string(m.value.value_or(""))});
+        }
+      });
+  if (!read) return named(read.error(), "reading " + topic);
+  if (too_many) {
+    error_report e = report_of(RD_KAFKA_RESP_ERR__FAIL);
+    e.message = "reading " + topic + ": more than " + std::to_string(max_records) + " records";
+    return e;
   }
-  return named(std::move(last),
-               "reading " + topic + " to its end within " + std::to_string(timeout.count()) + " ms");
+  return records;
 }
 
-kafka_result<std::int64_t> append_log(const settings& user, const std::string& topic, const std::string& key,
+kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, const settings& user,
+                                      const std::string& topic, const std::string& key,
                                       const std::string& value, std::chrono::milliseconds timeout) {
-  const settings engine{{"enable.idempotence", "true"},
+  const settings engine{{"bootstrap.servers", bootstrap_servers},
+                        {"enable.idempotence", "true"},
                         {"acks", "all"},
                         {"message.timeout.ms", std::to_string(std::max<std::int64_t>(timeout.count(), 1))}};
   struct outcome {

@@ -37,18 +37,24 @@ struct log_record {
 // or deletion would take back claims the order depends on; it grows by one
 // record per claim, a few hundred bytes). An existing topic is left as it
 // is. `rk` is any client handle (the admin request rides on it).
+// A refusal (no Create ACL) is an error like any other: the caller decides
+// whether a topic an administrator made may still be there.
 error_report create_log_topic(rd_kafka_t* rk, const std::string& topic, std::chrono::milliseconds timeout);
 
 // Every record of partition 0 of `topic` from its start to its end as of
-// the read (under read_committed), in offset order. More than `max_records`
-// fails the read (errc-less report with a message) before they are kept.
-// `user` are the client settings of the run (bootstrap servers, security).
-kafka_result<std::vector<log_record>> read_log(const settings& user, const std::string& topic,
-                                               std::size_t max_records, std::chrono::milliseconds timeout);
+// the read (under read_committed, through partition_reader: no group), in
+// offset order. More than `max_records` fails the read. With
+// `wait_for_topic` (the caller just created it) a topic the brokers do not
+// know yet is waited for until the deadline; without it, it is an error at
+// once (UNKNOWN_TOPIC_OR_PART), as is a topic the ACLs hide.
+kafka_result<std::vector<log_record>> read_log(const std::string& bootstrap_servers, const settings& user,
+                                               const std::string& topic, std::size_t max_records,
+                                               bool wait_for_topic, std::chrono::milliseconds timeout);
 
 // Appends one record to partition 0 of `topic` (idempotent, acks=all) and
 // returns its offset once the brokers acknowledged it.
-kafka_result<std::int64_t> append_log(const settings& user, const std::string& topic, const std::string& key,
+kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, const settings& user,
+                                      const std::string& topic, const std::string& key,
                                       const std::string& value, std::chrono::milliseconds timeout);
 
 }  // namespace streamt::kafka

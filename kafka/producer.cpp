@@ -278,20 +278,22 @@ boost::asio::awaitable<error_report> producer::async_create_log_topic(std::strin
 }
 
 boost::asio::awaitable<kafka_result<std::vector<log_record>>> producer::async_read_log(
-    settings user, std::string topic, std::size_t max_records, std::chrono::milliseconds timeout) {
+    std::string bootstrap_servers, settings user, std::string topic, std::size_t max_records,
+    bool wait_for_topic, std::chrono::milliseconds timeout) {
   auto op = detail::run_blocking<kafka_result<std::vector<log_record>>>(
-      txn_pool_.get_executor(), [user = std::move(user), topic = std::move(topic), max_records, timeout] {
-        return read_log(user, topic, max_records, timeout);
+      txn_pool_.get_executor(), [=, user = std::move(user)] {
+        return read_log(bootstrap_servers, user, topic, max_records, wait_for_topic, timeout);
       });
   co_return co_await std::move(op);
 }
 
 boost::asio::awaitable<kafka_result<std::int64_t>> producer::async_append_log(
-    settings user, std::string topic, std::string key, std::string value, std::chrono::milliseconds timeout) {
-  auto op = detail::run_blocking<kafka_result<std::int64_t>>(
-      txn_pool_.get_executor(),
-      [user = std::move(user), topic = std::move(topic), key = std::move(key), value = std::move(value),
-       timeout] { return append_log(user, topic, key, value, timeout); });
+    std::string bootstrap_servers, settings user, std::string topic, std::string key, std::string value,
+    std::chrono::milliseconds timeout) {
+  auto op =
+      detail::run_blocking<kafka_result<std::int64_t>>(txn_pool_.get_executor(), [=, user = std::move(user)] {
+        return append_log(bootstrap_servers, user, topic, key, value, timeout);
+      });
   co_return co_await std::move(op);
 }
 

@@ -196,8 +196,10 @@ class producer {
   boost::asio::awaitable<error_report> async_create_log_topic(std::string topic,
                                                               std::chrono::milliseconds timeout);
   boost::asio::awaitable<kafka_result<std::vector<log_record>>> async_read_log(
-      settings user, std::string topic, std::size_t max_records, std::chrono::milliseconds timeout);
-  boost::asio::awaitable<kafka_result<std::int64_t>> async_append_log(settings user, std::string topic,
+      std::string bootstrap_servers, settings user, std::string topic, std::size_t max_records,
+      bool wait_for_topic, std::chrono::milliseconds timeout);
+  boost::asio::awaitable<kafka_result<std::int64_t>> async_append_log(std::string bootstrap_servers,
+                                                                      settings user, std::string topic,
                                                                       std::string key, std::string value,
                                                                       std::chrono::milliseconds timeout);
 

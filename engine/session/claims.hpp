@@ -24,6 +24,7 @@
 
 #include "engine/lineage.hpp"
 #include "engine/session/succession.hpp"
+#include "kafka/plan_log.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -49,6 +50,10 @@ struct logged_claim {
   std::int64_t offset = 0;
   plan_claim claim;
 };
+
+// The claims among a plan log's records, in order; a record that is not a
+// claim of ours changes nothing and is left out.
+std::vector<logged_claim> claims_in(const std::vector<kafka::log_record>& log);
 
 // The claim standing after `log` (in offset order), or nullopt when none
 // does (an empty log).

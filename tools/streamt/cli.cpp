@@ -231,6 +231,35 @@ std::optional<std::string> bootstrap_servers_error(const std::string& servers) {
   }
 }
 
+int range_error(std::string_view command, std::string_view option, std::string_view unit, long long min,
+                long long max, const std::string& got) {
+  const std::string shown = got.size() > 32 ? got.substr(0, 32) + "..." : got;
+  return usage_error(command, std::string(option) + " takes a whole number of " + std::string(unit) +
+                                  " from " + std::to_string(min) + " to " + std::to_string(max) + "; got '" +
+                                  shown + "'");
+}
+
+std::variant<kafka_access, int> read_kafka_access(std::string_view command, const arguments& a) {
+  kafka_access k;
+  constexpr long long max_timeout_ms = 3'600'000;
+  if (auto v = a.get("--timeout-ms")) {
+    auto n = whole_number<long long>(*v, 1, max_timeout_ms);
+    if (!n) return range_error(command, "--timeout-ms", "milliseconds", 1, max_timeout_ms, *v);
+    k.timeout = std::chrono::milliseconds(*n);
+  }
+  auto servers = a.get("--bootstrap-servers");
+  if (!servers) return usage_error(command, "missing --bootstrap-servers");
+  if (auto err = bootstrap_servers_error(*servers)) return usage_error(command, *err);
+  k.bootstrap_servers = *servers;
+  if (std::optional<int> failed = read_client_settings(command, a, k.user)) return *failed;
+  if (auto resolved = kafka::resolve_references(k.user); !resolved) {
+    const int code = engine::to_int(engine::exit_code::config);
+    say_error(command, resolved.error().message, code);
+    return code;
+  }
+  return k;
+}
+
 std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out) {
   if (auto file = a.get("--config")) {
     auto from_file = kafka::read_properties_file(*file);

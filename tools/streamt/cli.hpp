@@ -14,6 +14,7 @@
 #include "plan/read_input.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -21,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace streamt::cli {
@@ -109,6 +111,24 @@ std::optional<T> whole_number(std::string_view s, T min, T max) {
   if (ec != std::errc{} || end != s.data() + s.size() || v < min || v > max) return std::nullopt;
   return v;
 }
+
+// The usage error (exit 2, printed) for a number outside its range:
+// "OPTION takes a whole number of UNIT from MIN to MAX; got '...'", quoting
+// at most 32 characters of what was given (a pasted line might be long).
+int range_error(std::string_view command, std::string_view option, std::string_view unit, long long min,
+                long long max, const std::string& got);
+
+// What the commands that read Kafka from outside a run share (offsets,
+// status, diff): --bootstrap-servers (required), --timeout-ms (a bound on
+// each request: 1 to 3600000, 30000 by default), and --config and -X with
+// their ${env:...} and ${file:...} references resolved. On failure, what
+// was wrong is printed and the exit code returned.
+struct kafka_access {
+  std::string bootstrap_servers;
+  kafka::settings user;
+  std::chrono::milliseconds timeout{30000};
+};
+std::variant<kafka_access, int> read_kafka_access(std::string_view command, const arguments& a);
 
 // One record's place, TOPIC/PARTITION@OFFSET, as the engine's exit-65 line
 // names it ("orders/3@1042"); OFFSET at most `max_offset`.

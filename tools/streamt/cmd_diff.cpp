@@ -70,14 +70,6 @@ std::string where(const kafka::topic_partition& p) { return p.topic + "/" + std:
 
 // The usage error for a number outside its range; quotes at most 32
 // characters of what was given.
-int range_error(std::string_view option, std::string_view unit, std::uint64_t min, std::uint64_t max,
-                const std::string& got) {
-  const std::string shown = got.size() > 32 ? got.substr(0, 32) + "..." : got;
-  return usage_error("diff", std::string(option) + " takes a whole number of " + std::string(unit) +
-                                 " from " + std::to_string(min) + " to " + std::to_string(max) + "; got '" +
-                                 shown + "'");
-}
-
 enum class start_kind { earliest, committed, positions };
 struct start_spec {
   start_kind kind = start_kind::earliest;
@@ -344,27 +336,21 @@ int cmd_diff(std::span<char* const> args) {
   std::uint64_t max_records = default_max_records;
   if (auto v = a.get("--max-records")) {
     auto n = whole_number<std::uint64_t>(*v, 1, max_max_records);
-    if (!n) return range_error("--max-records", "records", 1, max_max_records, *v);
+    if (!n) return range_error("diff", "--max-records", "records", 1, max_max_records, *v);
     max_records = *n;
   }
   std::size_t max_diffs = default_max_diffs;
   if (auto v = a.get("--max-diffs")) {
     auto n = whole_number<std::size_t>(*v, 0, max_max_diffs);
-    if (!n) return range_error("--max-diffs", "records", 0, max_max_diffs, *v);
+    if (!n) return range_error("diff", "--max-diffs", "records", 0, max_max_diffs, *v);
     max_diffs = *n;
-  }
-  std::chrono::milliseconds timeout{30000};
-  if (auto v = a.get("--timeout-ms")) {
-    auto n = whole_number<long long>(*v, 1, 3'600'000);
-    if (!n) return range_error("--timeout-ms", "milliseconds", 1, 3'600'000, *v);
-    timeout = std::chrono::milliseconds(*n);
   }
   start_spec from;
   const std::string from_value = a.get("--from").value_or("earliest");
   if (auto err = parse_from(from_value, from)) return usage_error("diff", *err);
-  auto servers = a.get("--bootstrap-servers");
-  if (!servers) return usage_error("diff", "missing --bootstrap-servers");
-  if (auto err = bootstrap_servers_error(*servers)) return usage_error("diff", *err);
+  std::variant<kafka_access, int> access = read_kafka_access("diff", a);
+  if (const int* failed = std::get_if<int>(&access)) return *failed;
+  const kafka_access& k = std::get<kafka_access>(access);
 
   loaded_plan plans[2];
   for (int i = 0; i < 2; ++i) {
@@ -388,19 +374,13 @@ int cmd_diff(std::span<char* const> args) {
     return usage_error("diff", "--from names topic '" + from.positions.front().partition.topic +
                                    "', but the plans read '" + topic + "'");
 
-  kafka::settings user;
-  if (std::optional<int> failed = read_client_settings("diff", a, user)) return *failed;
-  if (auto resolved = kafka::resolve_references(user); !resolved) {
-    say_error("diff", resolved.error().message);
-    return engine::to_int(engine::exit_code::config);
-  }
-  auto reader = kafka::partition_reader::connect(*servers, user);
+  auto reader = kafka::partition_reader::connect(k.bootstrap_servers, k.user);
   if (!reader) {
     say_error("diff", reader.error().message);
     return engine::to_int(engine::exit_code::config);
   }
-  auto planned =
-      plan_ranges(*reader, topic, from, old_plan.p.identity.application_id, *servers, user, timeout);
+  auto planned = plan_ranges(*reader, topic, from, old_plan.p.identity.application_id, k.bootstrap_servers,
+                             k.user, k.timeout);
   if (const int* code = std::get_if<int>(&planned)) return *code;
   std::vector<partition_range>& ranges = std::get<std::vector<partition_range>>(planned);
 
@@ -408,7 +388,7 @@ int cmd_diff(std::span<char* const> args) {
   for (partition_range& r : ranges) {
     const std::uint64_t left = max_records - comparison.records();
     if (left == 0) break;
-    auto read_to = reader->read(r.partition, r.from, r.end, left, timeout,
+    auto read_to = reader->read(r.partition, r.from, r.end, left, k.timeout,
                                 [&comparison](std::span<const kafka::message_view> records) {
                                   for (const kafka::message_view& v : records) comparison.compare(v);
                                 });

@@ -102,9 +102,9 @@ std::optional<std::int64_t> lag(const row& r) {
 
 // Reads the group, every partition of every topic it has an offset in (and
 // of --topic), and the application's plan log; an exit code on failure.
-std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka::settings& client,
-                                const std::string& group, const arguments& a,
-                                std::chrono::milliseconds timeout, std::string_view command) {
+std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_access& k,
+                                const std::string& group, const arguments& a, std::string_view command) {
+  const std::chrono::milliseconds timeout = k.timeout;
   fleet f;
   auto described = admin.describe(group, timeout);
   if (!described) return request_failed("describing group '" + group + "'", described.error());
@@ -136,22 +136,15 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka::se
       r.end = *end;
     }
   }
-  // The plan log, if an instance ever made it (the topic is asked for
-  // first: reading a topic that does not exist would wait out the timeout).
+  // The plan log, if an instance ever made it.
   f.log_topic = engine::session::plan_log_topic(group);
-  auto log_partitions = admin.partition_count(f.log_topic, timeout);
-  if (!log_partitions) {
-    if (log_partitions.error().info.code != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
-      return request_failed("reading the plan log " + f.log_topic, log_partitions.error());
-    return f;
+  auto log = kafka::read_log(k.bootstrap_servers, k.user, f.log_topic, max_plan_log_records, false, timeout);
+  if (!log) {
+    if (log.error().info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) return f;
+    return request_failed("reading the plan log " + f.log_topic, log.error());
   }
   f.log_exists = true;
-  auto log = kafka::read_log(client, f.log_topic, max_plan_log_records, timeout);
-  if (!log) return request_failed("reading the plan log " + f.log_topic, log.error());
-  std::vector<engine::session::logged_claim> claims;
-  for (const kafka::log_record& r : *log)
-    if (std::optional<engine::session::plan_claim> c = engine::session::from_claim_record(r.value))
-      claims.push_back({r.offset, *c});
+  const std::vector<engine::session::logged_claim> claims = engine::session::claims_in(*log);
   f.claims = claims.size();
   f.standing = engine::session::standing_claim(claims);
   return f;
@@ -192,9 +185,9 @@ std::string plan_log_line(const fleet& f) {
          "; " + std::to_string(f.claims) + " claim" + (f.claims == 1 ? "" : "s");
 }
 
-int show(const kafka::group_admin& admin, const kafka::settings& client, const std::string& group,
-         const arguments& a, std::chrono::milliseconds timeout) {
-  std::variant<fleet, int> gathered = gather(admin, client, group, a, timeout, "offsets");
+int show(const kafka::group_admin& admin, const kafka_access& k, const std::string& group,
+         const arguments& a) {
+  std::variant<fleet, int> gathered = gather(admin, k, group, a, "offsets");
   if (const int* failed = std::get_if<int>(&gathered)) return *failed;
   const fleet& f = std::get<fleet>(gathered);
   const kafka::group_description* described = &f.group;
@@ -261,9 +254,9 @@ int show(const kafka::group_admin& admin, const kafka::settings& client, const s
 // streamt status: the fleet in a few lines. Which plan holds the
 // application (the plan log), and for each plan that committed partitions:
 // which, by which instances, and their lag.
-int status(const kafka::group_admin& admin, const kafka::settings& client, const std::string& group,
-           const arguments& a, std::chrono::milliseconds timeout) {
-  std::variant<fleet, int> gathered = gather(admin, client, group, a, timeout, "status");
+int status(const kafka::group_admin& admin, const kafka_access& k, const std::string& group,
+           const arguments& a) {
+  std::variant<fleet, int> gathered = gather(admin, k, group, a, "status");
   if (const int* failed = std::get_if<int>(&gathered)) return *failed;
   const fleet& f = std::get<fleet>(gathered);
   struct by_plan {
@@ -426,31 +419,16 @@ int cmd_offsets(std::span<char* const> args) {
     return usage_error("offsets", "--format takes text or json");
   if (skipping && a.get("--topic"))
     return usage_error("offsets", "--topic is for showing offsets, not for skip");
-  std::chrono::milliseconds timeout{30000};
-  if (auto v = a.get("--timeout-ms")) {
-    auto n = whole_number<long long>(*v, 1, 3'600'000);
-    if (!n)
-      return usage_error("offsets", "--timeout-ms takes a whole number of milliseconds from 1 to 3600000");
-    timeout = std::chrono::milliseconds(*n);
-  }
-  auto servers = a.get("--bootstrap-servers");
-  if (!servers) return usage_error("offsets", "missing --bootstrap-servers");
-  if (auto err = bootstrap_servers_error(*servers)) return usage_error("offsets", *err);
-  kafka::settings user;
-  if (std::optional<int> failed = read_client_settings("offsets", a, user)) return *failed;
-  if (auto resolved = kafka::resolve_references(user); !resolved) {
-    std::cerr << "streamt offsets: " << resolved.error().message << '\n';
-    return engine::to_int(engine::exit_code::config);
-  }
-  auto admin = kafka::group_admin::connect(*servers, user);
+  std::variant<kafka_access, int> access = read_kafka_access("offsets", a);
+  if (const int* failed = std::get_if<int>(&access)) return *failed;
+  const kafka_access& k = std::get<kafka_access>(access);
+  auto admin = kafka::group_admin::connect(k.bootstrap_servers, k.user);
   if (!admin) {
     std::cerr << "streamt offsets: " << admin.error().message << '\n';
     return engine::to_int(engine::exit_code::config);
   }
-  if (skipping) return skip(*admin, group, *target, timeout);
-  kafka::settings client{{"bootstrap.servers", *servers}};
-  client.insert(client.end(), user.begin(), user.end());
-  return show(*admin, client, group, a, timeout);
+  if (skipping) return skip(*admin, group, *target, k.timeout);
+  return show(*admin, k, group, a);
 }
 
 int cmd_status(std::span<char* const> args) {
@@ -483,30 +461,15 @@ int cmd_status(std::span<char* const> args) {
   if (a.positionals.size() != 1) return usage_error("status", "expected one APPLICATION_ID");
   if (auto f = a.get("--format"); f && *f != "text" && *f != "json")
     return usage_error("status", "--format takes text or json");
-  std::chrono::milliseconds timeout{30000};
-  if (auto v = a.get("--timeout-ms")) {
-    auto n = whole_number<long long>(*v, 1, 3'600'000);
-    if (!n)
-      return usage_error("status", "--timeout-ms takes a whole number of milliseconds from 1 to 3600000");
-    timeout = std::chrono::milliseconds(*n);
-  }
-  auto servers = a.get("--bootstrap-servers");
-  if (!servers) return usage_error("status", "missing --bootstrap-servers");
-  if (auto err = bootstrap_servers_error(*servers)) return usage_error("status", *err);
-  kafka::settings user;
-  if (std::optional<int> failed = read_client_settings("status", a, user)) return *failed;
-  if (auto resolved = kafka::resolve_references(user); !resolved) {
-    std::cerr << "streamt status: " << resolved.error().message << '\n';
-    return engine::to_int(engine::exit_code::config);
-  }
-  auto admin = kafka::group_admin::connect(*servers, user);
+  std::variant<kafka_access, int> access = read_kafka_access("status", a);
+  if (const int* failed = std::get_if<int>(&access)) return *failed;
+  const kafka_access& k = std::get<kafka_access>(access);
+  auto admin = kafka::group_admin::connect(k.bootstrap_servers, k.user);
   if (!admin) {
     std::cerr << "streamt status: " << admin.error().message << '\n';
     return engine::to_int(engine::exit_code::config);
   }
-  kafka::settings client{{"bootstrap.servers", *servers}};
-  client.insert(client.end(), user.begin(), user.end());
-  return status(*admin, client, a.positionals[0], a, timeout);
+  return status(*admin, k, a.positionals[0], a);
 }
 
 }  // namespace streamt::cli

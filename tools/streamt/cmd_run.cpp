@@ -153,24 +153,8 @@ std::optional<T> lookup(const std::pair<std::string_view, T> (&names)[N], std::s
   return std::nullopt;
 }
 
-// A whole number within [range.min, range.max]; anything else (a sign, a
-// fraction, a unit, digits past the range) is refused rather than clamped:
-// a mistyped number must not become a different setting.
-std::optional<long long> parse_number(const std::string& s, number_range range) {
-  long long v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || end != s.data() + s.size() || v < range.min || v > range.max) return std::nullopt;
-  return v;
-}
-
-// The usage error for a number outside its range; quotes at most 32
-// characters of what was given (a number option carries no secret, but a
-// pasted line might be long).
 int range_error(std::string_view option, number_range range, std::string_view unit, const std::string& got) {
-  std::string shown = got.size() > 32 ? got.substr(0, 32) + "..." : got;
-  return usage_error("run", std::string(option) + " takes a whole number of " + std::string(unit) + " from " +
-                                std::to_string(range.min) + " to " + std::to_string(range.max) + "; got '" +
-                                shown + "'");
+  return cli::range_error("run", option, unit, range.min, range.max, got);
 }
 
 std::string default_state_dir(const std::string& application_id) {
@@ -229,27 +213,27 @@ int cmd_run(std::span<char* const> args) {
     options.lineage_header = *v;
   }
   if (auto v = a.get("--commit-interval-ms")) {
-    auto n = parse_number(*v, commit_interval_range);
+    auto n = whole_number<long long>(*v, commit_interval_range.min, commit_interval_range.max);
     if (!n) return range_error("--commit-interval-ms", commit_interval_range, "milliseconds", *v);
     options.commit_interval = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--max-records-per-transaction")) {
-    auto n = parse_number(*v, max_records_range);
+    auto n = whole_number<long long>(*v, max_records_range.min, max_records_range.max);
     if (!n) return range_error("--max-records-per-transaction", max_records_range, "records", *v);
     options.max_records_per_transaction = static_cast<std::size_t>(*n);
   }
   if (auto v = a.get("--stop-timeout-ms")) {
-    auto n = parse_number(*v, stop_timeout_range);
+    auto n = whole_number<long long>(*v, stop_timeout_range.min, stop_timeout_range.max);
     if (!n) return range_error("--stop-timeout-ms", stop_timeout_range, "milliseconds", *v);
     options.stop_timeout = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--connect-timeout-ms")) {
-    auto n = parse_number(*v, connect_timeout_range);
+    auto n = whole_number<long long>(*v, connect_timeout_range.min, connect_timeout_range.max);
     if (!n) return range_error("--connect-timeout-ms", connect_timeout_range, "milliseconds", *v);
     options.connect_timeout = std::chrono::milliseconds(*n);
   }
   if (auto v = a.get("--stall-timeout-ms")) {
-    auto n = parse_number(*v, stall_timeout_range);
+    auto n = whole_number<long long>(*v, stall_timeout_range.min, stall_timeout_range.max);
     if (!n) return range_error("--stall-timeout-ms", stall_timeout_range, "milliseconds", *v);
     options.stall_timeout = std::chrono::milliseconds(*n);
   }
