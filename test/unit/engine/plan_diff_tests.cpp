@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "engine/plan_diff.hpp"
+#include "test/support/orders_plan.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -12,19 +13,7 @@ namespace {
 
 using namespace streamt;
 
-// orders: id STRING, amount BIGINT; SELECT id, amount WHERE amount >= MIN
-plan::plan orders_plan(std::int64_t min) {
-  plan::plan p;
-  p.identity.application_id = "orders-big";
-  p.identity.source_topic = "orders";
-  p.identity.sink_topic = "big-orders";
-  p.schema.source = "orders";
-  p.schema.topic = "orders";
-  p.schema.columns = {{"id", plan::column_type::string, false}, {"amount", plan::column_type::bigint, false}};
-  p.predicate = {{1, plan::compare_op::ge, min}};
-  p.projection = {{0, "id"}, {1, "amount"}};
-  return p;
-}
+using test::orders_plan;
 
 engine::record_view record(std::int64_t offset, std::optional<std::string_view> value,
                            std::optional<std::string_view> key = "k") {

@@ -4,6 +4,7 @@
 #include "engine/state_dir.hpp"
 #include "plan/plan_json.hpp"
 
+#include "test/support/orders_plan.hpp"
 #include "test/support/temp_dir.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -28,18 +29,7 @@ struct scratch {
   fs::path dir = tmp.path() / "state";
 };
 
-plan::plan orders(std::int64_t threshold) {
-  plan::plan p;
-  p.identity.application_id = "orders-big";
-  p.identity.source_topic = "orders";
-  p.identity.sink_topic = "big-orders";
-  p.schema.source = "orders";
-  p.schema.topic = "orders";
-  p.schema.columns = {{"id", plan::column_type::string, false}, {"amount", plan::column_type::bigint, false}};
-  p.predicate = {{1, plan::compare_op::ge, threshold}};
-  p.projection = {{0, "id"}, {1, "amount"}};
-  return p;
-}
+plan::plan orders(std::int64_t threshold) { return test::orders_plan(threshold); }
 
 std::string read(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);

@@ -187,17 +187,25 @@ class mock_cluster {
     BOOST_TEST_REQUIRE(delivered_ == 1u);
   }
 
-  // The headers of every record in a topic's log (partition 0), in offset
-  // order: (name, value) pairs, a null value as "<null>".
-  std::vector<std::vector<std::pair<std::string, std::string>>> headers_in(const char* topic) const {
-    const k::kafka_ptr reader = new_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstraps()},
-                                                               {"group.id", "mock-observer"},
-                                                               {"enable.partition.eof", "true"},
-                                                               {"enable.auto.commit", "false"},
-                                                               {"log_level", "3"}});
+  // A consumer assigned partition 0 of `topic` from its first offset, with
+  // partition EOF reported (the readers below stop there).
+  k::kafka_ptr reader_from_start(const char* topic, const char* isolation) const {
+    k::kafka_ptr reader = new_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstraps()},
+                                                         {"group.id", "mock-observer"},
+                                                         {"isolation.level", isolation},
+                                                         {"enable.partition.eof", "true"},
+                                                         {"enable.auto.commit", "false"},
+                                                         {"log_level", "3"}});
     k::partition_list_ptr list(rd_kafka_topic_partition_list_new(1));
     rd_kafka_topic_partition_list_add(list.get(), topic, 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
     BOOST_TEST_REQUIRE(rd_kafka_assign(reader.get(), list.get()) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    return reader;
+  }
+
+  // The headers of every record in a topic's log (partition 0), in offset
+  // order: (name, value) pairs, a null value as "<null>".
+  std::vector<std::vector<std::pair<std::string, std::string>>> headers_in(const char* topic) const {
+    const k::kafka_ptr reader = reader_from_start(topic, "read_committed");
     std::vector<std::vector<std::pair<std::string, std::string>>> out;
     for (int polls = 0; polls < 200; ++polls) {
       k::message_ptr m(rd_kafka_consumer_poll(reader.get(), 50));
@@ -226,15 +234,7 @@ class mock_cluster {
   // (read_uncommitted), not from its watermarks: librdkafka 2.15's mock
   // writes transaction markers, which take offsets but are not records.
   std::int64_t log_size(const char* topic) const {
-    const k::kafka_ptr reader = new_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstraps()},
-                                                               {"group.id", "mock-observer"},
-                                                               {"isolation.level", "read_uncommitted"},
-                                                               {"enable.partition.eof", "true"},
-                                                               {"enable.auto.commit", "false"},
-                                                               {"log_level", "3"}});
-    k::partition_list_ptr list(rd_kafka_topic_partition_list_new(1));
-    rd_kafka_topic_partition_list_add(list.get(), topic, 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
-    BOOST_TEST_REQUIRE(rd_kafka_assign(reader.get(), list.get()) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    const k::kafka_ptr reader = reader_from_start(topic, "read_uncommitted");
     std::int64_t records = 0;
     // Bounded: a partition whose end never comes fails the test here.
     for (int polls = 0; polls < 200; ++polls) {
