@@ -34,12 +34,12 @@ scrape() {
   scrapes+=("$1@$now=$work/scrape.${#scrapes[@]}")
 }
 # alert ALERT fires|stays_quiet [--replace OLD=NEW...]: evaluates the alert
-# now over the scrapes so far (or the metrics file, given as a scrape) and
-# checks the outcome.
+# now (or at $ALERT_AT, a scrape's time) over the scrapes so far (or the
+# metrics file, given as a scrape) and checks the outcome.
 alert() {
   local name=$1 outcome=$2 rc=0
   shift 2
-  python3 "$evaluate" --docs "$docs" --alert "$name" --at "$(date +%s.%N)" "$@" "${scrapes[@]}" \
+  python3 "$evaluate" --docs "$docs" --alert "$name" --at "${ALERT_AT:-$(date +%s.%N)}" "$@" "${scrapes[@]}" \
     >"$work/alert.out" 2>&1 || rc=$?
   sed 's/^/  /' "$work/alert.out"
   check_eq "$name $outcome" "$([[ $outcome == fires ]] && echo 0 || echo 1)" "$rc"
@@ -166,7 +166,24 @@ while [[ $(committed_offset "$app" "$src" 0) != 16 ]] && ((SECONDS < deadline));
 done
 scrape aborting
 check_eq "every record committed, the refused ones dead-lettered" 16 "$(committed_offset "$app" "$src" 0)"
-alert StreamtAborting fires --replace '[10m]=[30s]'
+# Prometheus evaluates a rule at every interval, and an alert without a
+# `for` fires the first time its expression holds. So each scrape's time is
+# an evaluation time here, and the alert is checked at the first one where
+# it holds (now when none does, which then fails). "Now" alone
+# would miss it on a loaded machine: committing the rest can take longer
+# than the shortened window (each committed_offset above starts a JVM), and
+# the counter has stopped moving by then.
+for entry in "${scrapes[@]}"; do
+  file=${entry#*=} at=${entry#*@}
+  echo "${at%%=*} $(awk '$1 == "streamt_transactions_aborted_total" { print $2 }' "$file")"
+done >"$work/aborted-series"
+echo "  aborts as scraped (seconds from the first scrape:count): $(awk 'NR == 1 { t0 = $1 } { printf "%.1f:%s ", $1 - t0, $2 }' "$work/aborted-series")"
+evaluate_at=
+while read -r evaluate_at _; do
+  python3 "$evaluate" --docs "$docs" --alert StreamtAborting --at "$evaluate_at" --replace '[10m]=[30s]' \
+    "${scrapes[@]}" >/dev/null 2>&1 && break
+done <"$work/aborted-series"
+ALERT_AT=$evaluate_at alert StreamtAborting fires --replace '[10m]=[30s]'
 # One abort for each refused record (each aborted attempt blames one, and
 # every one blamed stays known), and at most one more each: librdkafka
 # (2.0.2 after every epoch bump, 2.15.1 now and then) may fail the
