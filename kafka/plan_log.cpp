@@ -70,24 +70,30 @@ kafka_result<std::vector<log_record>> read_log(const std::string& bootstrap_serv
     e.message = "plan log reader: " + reader.error().message;
     return e;
   }
-  // A topic created a moment ago is not known to every broker yet. The
-  // metadata has no event to wait for: a short pause between questions, on
-  // this pool thread.
+  // A topic created a moment ago is not known to every broker yet: the
+  // broker answering metadata may name a leader that has not applied the
+  // new topic, and that leader answers ListOffsets with UNKNOWN_TOPIC_OR_PART
+  // (seen on the 3-node cluster). So the partition count and the watermarks
+  // are asked together, and retried together. The metadata has no event to
+  // wait for: a short pause between questions, on this pool thread.
   const clock::time_point deadline = clock::now() + timeout;
-  for (;;) {
+  const topic_partition p{topic, 0};
+  auto locate = [&]() -> kafka_result<watermarks> {
     kafka_result<std::int32_t> partitions = reader->partition_count(topic, timeout);
-    if (partitions && *partitions > 0) break;
-    const error_report e =
-        partitions ? report_of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) : partitions.error();
+    if (!partitions) return partitions.error();
+    if (*partitions < 1) return report_of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
+    return reader->query_watermarks(p, timeout);
+  };
+  kafka_result<watermarks> marks = locate();
+  while (!marks) {
+    const error_report& e = marks.error();
     const bool not_yet = e.info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
                              ? wait_for_topic
                              : is_transient_code(e.info.code);
     if (!not_yet || clock::now() >= deadline) return named(e, "reading " + topic);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    marks = locate();
   }
-  const topic_partition p{topic, 0};
-  kafka_result<watermarks> marks = reader->query_watermarks(p, timeout);
-  if (!marks) return named(marks.error(), "reading " + topic);
   std::vector<log_record> records;
   bool too_many = false;
   // One record past the bound tells "exactly max_records" from "more".
