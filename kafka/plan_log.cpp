@@ -78,11 +78,16 @@ kafka_result<std::vector<log_record>> read_log(const std::string& bootstrap_serv
   // wait for: a short pause between questions, on this pool thread.
   const clock::time_point deadline = clock::now() + timeout;
   const topic_partition p{topic, 0};
+  // Each question gets what is left of the timeout, so retries stay within it.
+  auto left = [&] {
+    return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()),
+                    std::chrono::milliseconds(1));
+  };
   auto locate = [&]() -> kafka_result<watermarks> {
-    kafka_result<std::int32_t> partitions = reader->partition_count(topic, timeout);
+    kafka_result<std::int32_t> partitions = reader->partition_count(topic, left());
     if (!partitions) return partitions.error();
     if (*partitions < 1) return report_of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
-    return reader->query_watermarks(p, timeout);
+    return reader->query_watermarks(p, left());
   };
   kafka_result<watermarks> marks = locate();
   while (!marks) {

@@ -68,8 +68,6 @@ constexpr std::string_view help =
 
 std::string where(const kafka::topic_partition& p) { return p.topic + "/" + std::to_string(p.partition); }
 
-// The usage error for a number outside its range; quotes at most 32
-// characters of what was given.
 enum class start_kind { earliest, committed, positions };
 struct start_spec {
   start_kind kind = start_kind::earliest;

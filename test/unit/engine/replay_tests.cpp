@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "engine/replay.hpp"
+#include "test/support/orders_plan.hpp"
 
 #define BOOST_TEST_MODULE engine
 #include <boost/test/unit_test.hpp>
@@ -14,19 +15,11 @@ namespace {
 
 using namespace streamt;
 
-// orders: id STRING, amount BIGINT, note STRING NULL; SELECT id, amount WHERE amount >= 50
+// The unit tests' orders plan (amount >= 50) with a nullable note the
+// projection leaves out.
 plan::plan orders_plan() {
-  plan::plan p;
-  p.identity.application_id = "orders-big";
-  p.identity.source_topic = "orders";
-  p.identity.sink_topic = "big-orders";
-  p.schema.source = "orders";
-  p.schema.topic = "orders";
-  p.schema.columns = {{"id", plan::column_type::string, false},
-                      {"amount", plan::column_type::bigint, false},
-                      {"note", plan::column_type::string, true}};
-  p.predicate = {{1, plan::compare_op::ge, std::int64_t{50}}};
-  p.projection = {{0, "id"}, {1, "amount"}};
+  plan::plan p = test::orders_plan(50);
+  p.schema.columns.push_back({"note", plan::column_type::string, true});
   return p;
 }
 
