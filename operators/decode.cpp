@@ -3,6 +3,8 @@
 
 #include "operators/decode.hpp"
 
+#include "operators/swar.hpp"
+
 #include "plan/utf8.hpp"
 
 #include "operators/encode.hpp"
@@ -505,20 +507,10 @@ void report_trailing(std::string_view value, std::size_t n, diagnostic& error) {
 // which costs only time. The reference's grammar is RFC 8259 with Boost.JSON's
 // default options (no comments, no trailing commas, strict UTF-8).
 
-constexpr std::uint64_t ones = 0x0101010101010101ULL;
-constexpr std::uint64_t highs = 0x8080808080808080ULL;
-
-std::uint64_t load8(const char* p) noexcept {
-  std::uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-
-std::uint32_t load4(const char* p) noexcept {
-  std::uint32_t w;
-  std::memcpy(&w, p, 4);
-  return w;
-}
+using swar::highs;
+using swar::load4;
+using swar::load8;
+using swar::ones;
 
 // Bit 7 of a byte of the result is set where `w` holds a byte that ends a
 // plain run inside a string: `"`, `\`, a control character (below 0x20, which
@@ -527,9 +519,7 @@ std::uint32_t load4(const char* p) noexcept {
 // wrongly only above a byte that is flagged rightly, so on a little-endian
 // load the lowest set bit is the first such byte.
 constexpr std::uint64_t string_stops(std::uint64_t w) noexcept {
-  auto zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
-  std::uint64_t control = (w - ones * 0x20) & ~w & highs;
-  return control | zero(w ^ (ones * '"')) | zero(w ^ (ones * '\\')) | (w & highs);
+  return swar::control_lanes(w) | swar::lanes_equal(w, '"') | swar::lanes_equal(w, '\\') | (w & highs);
 }
 
 static_assert(string_stops(0x4141414141414141ULL) == 0);
@@ -578,18 +568,9 @@ const char* next_stop(const char* p, const char* end, const char* begin) noexcep
   }
 #else
   if constexpr (std::endian::native == std::endian::little) {
-    for (; end - p >= 8; p += 8)
-      if (std::uint64_t m = string_stops(load8(p))) return p + std::countr_zero(m) / 8;
-    if (p != end && end - begin >= 8) {
-      // Shift the bytes before `p` out of the word before testing it, not
-      // out of the result: a byte flagged rightly there would make the next
-      // bytes look flagged too (the borrow), and those are ours (found by
-      // fuzz_record). The zero bytes shifted in are above `left` and masked.
-      const auto left = static_cast<unsigned>(end - p);
-      const std::uint64_t m =
-          string_stops(load8(end - 8) >> (8 * (8 - left))) & ((std::uint64_t{1} << (8 * left)) - 1);
-      return m != 0 ? p + std::countr_zero(m) / 8 : end;
-    }
+    const swar::scan_end e = swar::first_stop8(p, end, begin, string_stops);
+    if (e.decided) return e.at;
+    p = e.at;
   }
 #endif
   while (p != end && !stop_table.v[static_cast<unsigned char>(*p)]) ++p;

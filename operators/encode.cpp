@@ -3,6 +3,8 @@
 
 #include "operators/encode.hpp"
 
+#include "operators/swar.hpp"
+
 #include <bit>
 #include <charconv>
 #include <cstdint>
@@ -33,17 +35,8 @@ constexpr auto escape_table = [] {
   return t;
 }();
 
-std::uint64_t load8(const char* p) noexcept {
-  std::uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-
-std::uint32_t load4(const char* p) noexcept {
-  std::uint32_t w;
-  std::memcpy(&w, p, 4);
-  return w;
-}
+using swar::load4;
+using swar::load8;
 
 void store8(char* p, std::uint64_t w) noexcept { std::memcpy(p, &w, 8); }
 void store4(char* p, std::uint32_t w) noexcept { std::memcpy(p, &w, 4); }
@@ -73,11 +66,7 @@ void store4(char* p, std::uint32_t w) noexcept { std::memcpy(p, &w, 4); }
 // little-endian load the lowest set bit is the first byte to escape, and
 // bytes >= 0x80 (UTF-8) never match.
 constexpr std::uint64_t escape_stops(std::uint64_t w) noexcept {
-  constexpr std::uint64_t ones = 0x0101010101010101ULL;
-  constexpr std::uint64_t highs = 0x8080808080808080ULL;
-  auto zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
-  std::uint64_t control = (w - ones * 0x20) & ~w & highs;
-  return control | zero(w ^ (ones * '"')) | zero(w ^ (ones * '\\'));
+  return swar::control_lanes(w) | swar::lanes_equal(w, '"') | swar::lanes_equal(w, '\\');
 }
 
 static_assert(escape_stops(0x41C3A94141414141ULL) == 0);
@@ -100,18 +89,9 @@ unsigned escape_stops16(__m128i v) noexcept {
 // of the string when it has eight.
 const char* next_escape8(const char* p, const char* end, const char* begin) noexcept {
   if constexpr (std::endian::native == std::endian::little) {
-    for (; end - p >= 8; p += 8)
-      if (std::uint64_t m = escape_stops(load8(p))) return p + std::countr_zero(m) / 8;
-    if (p != end && end - begin >= 8) {
-      // Shift the bytes before `p` out of the word before testing it, not
-      // out of the result: a byte flagged rightly there would make the next
-      // bytes look flagged too (the borrow), and those are ours (found by
-      // fuzz_record). The zero bytes shifted in are above `left` and masked.
-      const auto left = static_cast<unsigned>(end - p);
-      const std::uint64_t m =
-          escape_stops(load8(end - 8) >> (8 * (8 - left))) & ((std::uint64_t{1} << (8 * left)) - 1);
-      return m != 0 ? p + std::countr_zero(m) / 8 : end;
-    }
+    const swar::scan_end e = swar::first_stop8(p, end, begin, escape_stops);
+    if (e.decided) return e.at;
+    p = e.at;
   }
   while (p != end && escape_table.v[static_cast<unsigned char>(*p)] == 0) ++p;
   return p;

@@ -195,6 +195,16 @@ int usage_error(std::string_view command, std::string_view message) {
   return code;
 }
 
+std::optional<int> parse_command(std::string_view command, std::span<char* const> args,
+                                 const option_spec& spec, std::string_view help, arguments& out) {
+  if (auto err = parse(args, spec, out)) return usage_error(command, *err);
+  if (out.has("--help")) {
+    std::cout << help;
+    return 0;
+  }
+  return std::nullopt;
+}
+
 // A plan is JSON; a file named *.sql, or whose text starts with SELECT (or
 // WITH), is the query the plan is compiled from.
 bool looks_like_sql(std::string_view path, std::string_view text) {

@@ -85,6 +85,13 @@ void print_diagnostic(std::string_view command, std::string_view file, const dia
 // (as log lines: one line, without the second sentence); returns 2.
 int usage_error(std::string_view command, std::string_view message);
 
+// The start every command shares: `args` parsed against `spec` into `out`,
+// and --help answered with `help`. Returns the exit code when the command is
+// done already (a usage error: 2; the help printed: 0), nothing when it goes
+// on. Use: `if (auto done = parse_command("check", args, spec, help, a)) return *done;`
+std::optional<int> parse_command(std::string_view command, std::span<char* const> args,
+                                 const option_spec& spec, std::string_view help, arguments& out);
+
 // Loads and validates a plan file for check, explain and replay; prints the
 // diagnostic and returns nullopt on failure (exit code in `code`).
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,

@@ -25,11 +25,7 @@ constexpr std::string_view help =
 int cmd_check(std::span<char* const> args) {
   option_spec spec{{}, {"--help"}, {}};
   arguments a;
-  if (auto err = parse(args, spec, a)) return usage_error("check", *err);
-  if (a.has("--help")) {
-    std::cout << help;
-    return 0;
-  }
+  if (auto done = parse_command("check", args, spec, help, a)) return *done;
   if (a.positionals.size() != 1) return usage_error("check", "expected one PLAN file");
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("check", a.positionals[0], code);

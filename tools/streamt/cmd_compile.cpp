@@ -48,11 +48,7 @@ int cmd_compile(std::span<char* const> args) {
                    {"--help"},
                    {}};
   arguments a;
-  if (auto err = parse(args, spec, a)) return usage_error("compile", *err);
-  if (a.has("--help")) {
-    std::cout << help;
-    return 0;
-  }
+  if (auto done = parse_command("compile", args, spec, help, a)) return *done;
   for (const char* required : {"--schema", "--application-id", "--sink-topic"})
     if (!a.get(required)) return usage_error("compile", std::string("missing ") + required);
   if (a.positionals.size() > 1) return usage_error("compile", "expected at most one SQL file");

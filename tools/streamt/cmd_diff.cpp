@@ -323,11 +323,7 @@ int cmd_diff(std::span<char* const> args) {
                    {"-X"},
                    {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
-  if (auto err = parse(args, spec, a)) return usage_error("diff", *err);
-  if (a.has("--help")) {
-    std::cout << help;
-    return 0;
-  }
+  if (auto done = parse_command("diff", args, spec, help, a)) return *done;
   if (a.positionals.size() != 2) return usage_error("diff", "expected two plans: OLD_PLAN NEW_PLAN");
   if (auto f = a.get("--format"); f && *f != "text" && *f != "json")
     return usage_error("diff", "--format takes text or json");

@@ -46,11 +46,7 @@ std::string json_member(std::string_view n) { return boost::json::serialize(boos
 int cmd_explain(std::span<char* const> args) {
   option_spec spec{{}, {"--help"}, {}};
   arguments a;
-  if (auto err = parse(args, spec, a)) return usage_error("explain", *err);
-  if (a.has("--help")) {
-    std::cout << help;
-    return 0;
-  }
+  if (auto done = parse_command("explain", args, spec, help, a)) return *done;
   if (a.positionals.size() != 1) return usage_error("explain", "expected one PLAN file");
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("explain", a.positionals[0], code);

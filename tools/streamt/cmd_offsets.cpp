@@ -397,11 +397,7 @@ int cmd_offsets(std::span<char* const> args) {
                    {"-X"},
                    {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
-  if (auto err = parse(args, spec, a)) return usage_error("offsets", *err);
-  if (a.has("--help")) {
-    std::cout << help;
-    return 0;
-  }
+  if (auto done = parse_command("offsets", args, spec, help, a)) return *done;
   const bool skipping = !a.positionals.empty() && a.positionals[0] == "skip";
   if (skipping ? a.positionals.size() != 3 : a.positionals.size() != 1)
     return usage_error("offsets", skipping ? "skip takes APPLICATION_ID and TOPIC/PARTITION@OFFSET"
@@ -453,11 +449,7 @@ int cmd_status(std::span<char* const> args) {
                    {"-X"},
                    {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
-  if (auto err = parse(args, spec, a)) return usage_error("status", *err);
-  if (a.has("--help")) {
-    std::cout << status_help;
-    return 0;
-  }
+  if (auto done = parse_command("status", args, spec, status_help, a)) return *done;
   if (a.positionals.size() != 1) return usage_error("status", "expected one APPLICATION_ID");
   if (auto f = a.get("--format"); f && *f != "text" && *f != "json")
     return usage_error("status", "--format takes text or json");

@@ -32,11 +32,7 @@ constexpr std::string_view help =
 int cmd_replay(std::span<char* const> args) {
   option_spec spec{{"--input"}, {"--help"}, {}};
   arguments a;
-  if (auto err = parse(args, spec, a)) return usage_error("replay", *err);
-  if (a.has("--help")) {
-    std::cout << help;
-    return 0;
-  }
+  if (auto done = parse_command("replay", args, spec, help, a)) return *done;
   if (a.positionals.size() != 1) return usage_error("replay", "expected one PLAN file");
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("replay", a.positionals[0], code);

@@ -191,11 +191,7 @@ int cmd_run(std::span<char* const> args) {
     use_log_lines();
   }
   arguments a;
-  if (auto err = parse(args, spec, a)) return usage_error("run", *err);
-  if (a.has("--help")) {
-    std::cout << help();
-    return 0;
-  }
+  if (auto done = parse_command("run", args, spec, help(), a)) return *done;
   if (a.positionals.size() != 1) return usage_error("run", "expected one PLAN file");
   if (!a.get("--bootstrap-servers")) return usage_error("run", "missing --bootstrap-servers");
 
