@@ -25,6 +25,7 @@
 #include "engine/exit_codes.hpp"
 #include "engine/metrics.hpp"
 #include "engine/process_batch.hpp"
+#include "engine/run_defaults.hpp"
 #include "engine/run_status.hpp"
 #include "engine/session/position_policy.hpp"
 #include "kafka/config.hpp"
@@ -50,7 +51,7 @@ struct run_options {
   kafka::settings client_settings;
   std::string state_dir;
   // Kafka Streams' exactly-once default; a transaction also ends at the bound.
-  std::chrono::milliseconds commit_interval{100};
+  std::chrono::milliseconds commit_interval = defaults::commit_interval;
   // The bound is a backstop, not the pace: below 500,000 records/s the
   // interval ends each transaction first. At 10,000 it cut transactions at
   // 125,000 records/s (bench/compare), and each commit stalls consumption
@@ -58,7 +59,7 @@ struct run_options {
   // It stays under librdkafka's queue.buffering.max.messages (100,000): a
   // transaction's records must fit the producer's queue, or QUEUE_FULL
   // would abort it.
-  std::size_t max_records_per_transaction = 50000;
+  std::size_t max_records_per_transaction = defaults::max_records_per_transaction;
   reset_policy reset_offsets = reset_policy::none;
   bool allow_output_change = false;
   // KIP-345 static membership: the consumer's group.instance.id is the
@@ -98,12 +99,12 @@ struct run_options {
   // answered (and, for committed offsets, how to end a hanging transaction),
   // and a supervisor's restart gets new clients. The default is Kafka
   // Streams' task.timeout.ms.
-  std::chrono::milliseconds stall_timeout{300000};
+  std::chrono::milliseconds stall_timeout = defaults::stall_timeout;
   // How long a graceful stop may take: past it the stop becomes terminal
   // (the open transaction is aborted, a commit or abort still under way is
   // left to the broker's transaction timeout), as a caller's own terminal
   // stop would make it. Counted from the first graceful stop.
-  std::chrono::milliseconds stop_timeout{30000};
+  std::chrono::milliseconds stop_timeout = defaults::stop_timeout;
   // Called after each committed transaction, on the pipeline's executor,
   // with the report so far (status `stopped`, counters up to date). For
   // observers that stop the run once some work is done (the mock-cluster

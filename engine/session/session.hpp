@@ -35,6 +35,7 @@
 #include "engine/commit_machine.hpp"
 #include "engine/process_batch.hpp"
 #include "engine/record.hpp"
+#include "engine/run_defaults.hpp"
 #include "engine/run_status.hpp"
 #include "engine/session/offset_ledger.hpp"
 #include "engine/session/positions.hpp"
@@ -61,8 +62,8 @@ struct config {
   std::string application_id;
   std::string source_topic;
   std::string sink_topic;
-  std::chrono::milliseconds commit_interval{100};
-  std::size_t max_records_per_transaction = 50000;
+  std::chrono::milliseconds commit_interval = defaults::commit_interval;
+  std::size_t max_records_per_transaction = defaults::max_records_per_transaction;
   std::size_t max_poll = 1000;  // records asked of one poll
   // commit_transaction and abort_transaction are called in slices of
   // call_slice, so that the stop deadline is seen while one hangs. A slice
@@ -77,10 +78,10 @@ struct config {
   // outcome) before the run fails. Before the bound, a run whose committed
   // offsets a hanging transaction held unstable (tools/faults broker_pause)
   // waited in silence for as long as it ran.
-  std::chrono::milliseconds stall_timeout{300000};
+  std::chrono::milliseconds stall_timeout = defaults::stall_timeout;
   // run_options::stop_timeout, for the line that says it passed (the timer
   // is async_run's; the session hears of it as stop_facts::deadline).
-  std::chrono::milliseconds stop_timeout{30000};
+  std::chrono::milliseconds stop_timeout = defaults::stop_timeout;
   // How often the transaction before an invalid record may be aborted and
   // redone before the run fails.
   int max_redos = 5;
