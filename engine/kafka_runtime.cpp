@@ -421,8 +421,8 @@ class runtime {
         ". Grant its principal Read, Write and Describe on topic '" + topic +
         "', and Create on it unless an administrator creates it (1 partition, retention.ms=-1)";
     auto failed = [&](const kafka::error_report& e) {
-      if (e.info.code == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
-          e.info.code == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
+      if (const kafka::refused_resource r = kafka::refused_for(e.info.code);
+          r == kafka::refused_resource::topic || r == kafka::refused_resource::cluster)
         return fail(run_status::unavailable,
                     "the brokers refuse this client the plan log " + topic + ": " + e.message + grant);
       return fail(run_status::unavailable, "the plan log " + topic + ": " + e.message);
@@ -431,14 +431,15 @@ class runtime {
     // administrator made; only a log that is missing too ends the start.
     auto create_op = producer_->async_create_log_topic(topic, timeout);
     const kafka::error_report created = co_await std::move(create_op);
-    const bool create_refused = created.info.code == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
-                                created.info.code == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED;
+    const kafka::refused_resource refused = kafka::refused_for(created.info.code);
+    const bool create_refused =
+        refused == kafka::refused_resource::topic || refused == kafka::refused_resource::cluster;
     if (created.failed() && !create_refused) co_return failed(created);
     for (int round = 1;; ++round) {
       auto read_op = producer_->async_read_log(options_.bootstrap_servers, settings, topic,
                                                max_plan_log_records, !create_refused, timeout);
       kafka::kafka_result<std::vector<kafka::log_record>> log = co_await std::move(read_op);
-      if (!log && create_refused && log.error().info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+      if (!log && create_refused && kafka::is_unknown_topic_or_partition(log.error().info.code))
         co_return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic +
                                                     ": it does not exist, and creating it was refused (" +
                                                     created.message + ")" + grant);
@@ -582,7 +583,7 @@ class runtime {
   asio::awaitable<std::optional<run_report>> check_topics() {
     const auto deadline = steady_clock::now() + options_.connect_timeout;
     asio::steady_timer pause(co_await asio::this_coro::executor);
-    kafka::error_report err = kafka::report_of(RD_KAFKA_RESP_ERR__TIMED_OUT);
+    kafka::error_report err = kafka::report_of(kafka::code_of(kafka::local_error::timed_out));
     std::optional<std::set<std::string>> topics;
     // Asked in slices of at most a second, with a stop check between them:
     // one blocking call for the whole --connect-timeout-ms could not be
@@ -924,7 +925,7 @@ class runtime {
     std::map<ss::partition_id, ss::offset> positions;
     for (const kafka::committed_offset& co : *committed) {
       const std::optional<ss::offset> ours = session_offset(co);
-      kafka::partition_offset po{co.partition, RD_KAFKA_OFFSET_BEGINNING};
+      kafka::partition_offset po{co.partition, kafka::offset_beginning};
       std::optional<kafka::watermarks> marks;
       if (ours) {
         auto marks_op =
@@ -961,7 +962,7 @@ class runtime {
       BOOST_LOG_SEV(log_, at.reset ? severity::warning : severity::info)
           << log_field(log_attribute::topic, po.partition.topic)
           << log_field(log_attribute::partition, po.partition.partition) << start_offset << at.note;
-      po.offset = at.at ? at.at->value : RD_KAFKA_OFFSET_BEGINNING;
+      po.offset = at.at ? at.at->value : kafka::offset_beginning;
       if (at.at) positions[ss::partition_id{po.partition.partition}] = *at.at;
       if (marks)
         metrics_->partition_position(po.partition.topic, po.partition.partition, po.offset, marks->high);
@@ -982,7 +983,7 @@ class runtime {
   // consumed from it: we stop), then let the session close the run.
   ss::action refuse_assignment(std::vector<kafka::topic_partition> parts, ss::run_failed failure) {
     std::vector<kafka::partition_offset> at_end;
-    for (kafka::topic_partition& tp : parts) at_end.push_back({std::move(tp), RD_KAFKA_OFFSET_END});
+    for (kafka::topic_partition& tp : parts) at_end.push_back({std::move(tp), kafka::offset_end});
     if (kafka::error_report e = consumer_->incremental_assign(at_end); e.failed()) {
       STREAMT_LOG(log_, warning) << "acknowledging the assignment before stopping: " << e.message;
       return session_.on(std::move(failure));
@@ -1005,7 +1006,7 @@ class runtime {
     }
     std::vector<kafka::partition_offset> to;
     for (const kafka::committed_offset& co : *committed) {
-      to.push_back({co.partition, co.offset.value_or(RD_KAFKA_OFFSET_BEGINNING)});
+      to.push_back({co.partition, co.offset.value_or(kafka::offset_beginning)});
       if (co.offset) r.positions[ss::partition_id{co.partition.partition}] = ss::offset{*co.offset};
     }
     STREAMT_LOG(log_, info) << "rewound " << parts.size() << " partition(s) to their committed offsets";
@@ -1070,7 +1071,7 @@ class runtime {
       if (behind.empty()) co_return committed;
       if (stop_asked()) {
         kafka::error_report e;
-        e.info = kafka::txn_error_info::plain(RD_KAFKA_RESP_ERR__INCONSISTENT);
+        e.info = kafka::txn_error_info::plain(kafka::code_of(kafka::local_error::inconsistent));
         e.message = behind + "; stopped while waiting for the coordinator to catch up";
         co_return e;
       }

@@ -177,6 +177,97 @@ constexpr bool is_recoverable_by_new_producer(rd_kafka_resp_err_t code) noexcept
   }
 }
 
+// ---- What the engine branches on, named once -------------------------------
+// Code outside kafka/ asks these instead of naming librdkafka's codes, so
+// that each meaning is decided in one place.
+
+// What the brokers' ACLs refused, by the code of the refusal.
+enum class refused_resource { none, topic, group, transactional_id, cluster };
+constexpr refused_resource refused_for(rd_kafka_resp_err_t code) noexcept {
+  switch (code) {
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+      return refused_resource::topic;
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+      return refused_resource::group;
+    case RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
+      return refused_resource::transactional_id;
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+      return refused_resource::cluster;
+    default:
+      return refused_resource::none;
+  }
+}
+constexpr bool is_not_authorised(rd_kafka_resp_err_t code) noexcept {
+  return refused_for(code) != refused_resource::none;
+}
+// The topic or partition does not exist (or, on a broker with ACLs, is not
+// shown to this principal), as a broker answered; is_unknown_topic also
+// takes the client's own verdict from its metadata.
+constexpr bool is_unknown_topic_or_partition(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+}
+constexpr bool is_unknown_topic(rd_kafka_resp_err_t code) noexcept {
+  return is_unknown_topic_or_partition(code) || code == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+}
+// An open transaction holds the group's offsets: their committed values are
+// not known until it ends.
+constexpr bool is_unstable_offsets(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT;
+}
+// The client's own timeout: the call's time ran out with no answer (one may
+// still come).
+constexpr bool is_timed_out(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR__TIMED_OUT;
+}
+// The consumer reached the end of a partition: news, not an error.
+constexpr bool is_partition_eof(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR__PARTITION_EOF;
+}
+// Another member took over this member's group.instance.id (static
+// membership): FENCED_INSTANCE_ID with the classic protocol; KIP-848 refuses
+// the newcomer instead while the holder lives, UNRELEASED_INSTANCE_ID (111;
+// librdkafka 2.0.2's header predates it).
+constexpr bool is_instance_fenced(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID || code == static_cast<rd_kafka_resp_err_t>(111);
+}
+// The consumer's position is outside the partition's log and no reset
+// policy applies.
+constexpr bool is_offset_out_of_range(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || code == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE;
+}
+// The group has live members (or is rebalancing): its committed offsets can
+// be changed only by them.
+constexpr bool is_group_in_use(rd_kafka_resp_err_t code) noexcept {
+  switch (code) {
+    case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
+    case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
+    case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
+    case RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Errors the engine finds itself, given librdkafka's local codes so that
+// they read and classify like the client's own.
+enum class local_error {
+  timed_out,        // no answer within the engine's own bound
+  inconsistent,     // what the brokers said contradicts what this process knows
+  assignment_lost,  // the group took the partitions before the transaction ended
+};
+constexpr rd_kafka_resp_err_t code_of(local_error e) noexcept {
+  switch (e) {
+    case local_error::timed_out:
+      return RD_KAFKA_RESP_ERR__TIMED_OUT;
+    case local_error::inconsistent:
+      return RD_KAFKA_RESP_ERR__INCONSISTENT;
+    case local_error::assignment_lost:
+      return RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST;
+  }
+  return RD_KAFKA_RESP_ERR__INCONSISTENT;
+}
+
 // The one place that decides what an error means. Order matters: fencing
 // before fatal (librdkafka flags fencing fatal too), fatal before abortable
 // (a fatal error can't be aborted), abortable before retriable (retrying a

@@ -19,6 +19,10 @@ namespace streamt::kafka {
 
 // librdkafka's "no offset" (nothing committed yet).
 inline constexpr std::int64_t no_offset = RD_KAFKA_OFFSET_INVALID;
+// librdkafka's logical offsets, for assign and seek: a partition's first
+// record, and the offset after its last.
+inline constexpr std::int64_t offset_beginning = RD_KAFKA_OFFSET_BEGINNING;
+inline constexpr std::int64_t offset_end = RD_KAFKA_OFFSET_END;
 
 struct topic_partition {
   std::string topic;
@@ -28,7 +32,7 @@ struct topic_partition {
 
 struct partition_offset {
   topic_partition partition;
-  // An absolute offset, no_offset, or RD_KAFKA_OFFSET_BEGINNING / _END when
+  // An absolute offset, no_offset, or offset_beginning / offset_end when
   // used to assign or seek.
   std::int64_t offset = no_offset;
   friend bool operator==(const partition_offset&, const partition_offset&) = default;

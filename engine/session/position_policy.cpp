@@ -35,18 +35,14 @@ std::variant<start_at, start_refused> start_position(std::string_view name, std:
 
 consumer_error_verdict classify(const kafka::consumer_error& e) noexcept {
   const rd_kafka_resp_err_t code = e.error.info.code;
-  if (code == RD_KAFKA_RESP_ERR__PARTITION_EOF) return consumer_error_verdict::ignore;
+  if (kafka::is_partition_eof(code)) return consumer_error_verdict::ignore;
   // Static membership: a newer member with our group.instance.id took over
   // (a copy of this state directory runs); its producer fences ours too.
-  if (code == RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID) return consumer_error_verdict::fenced;
-  // KIP-848 refuses the newcomer instead, while the member holding the id
-  // lives: UNRELEASED_INSTANCE_ID (111; librdkafka 2.0.2's header predates it).
-  if (code == static_cast<rd_kafka_resp_err_t>(111)) return consumer_error_verdict::fenced;
-  if (code == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || code == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
-    return consumer_error_verdict::out_of_range;
-  if (code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
-      code == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
-      code == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED || e.error.info.fatal)
+  if (kafka::is_instance_fenced(code)) return consumer_error_verdict::fenced;
+  if (kafka::is_offset_out_of_range(code)) return consumer_error_verdict::out_of_range;
+  const kafka::refused_resource refused = kafka::refused_for(code);
+  if (kafka::is_unknown_topic_or_partition(code) || refused == kafka::refused_resource::topic ||
+      refused == kafka::refused_resource::group || e.error.info.fatal)
     return consumer_error_verdict::unavailable;
   return consumer_error_verdict::keep_going;
 }

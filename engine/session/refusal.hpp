@@ -12,7 +12,7 @@
 // FindCoordinator error, and the user looks at the broker's configuration
 // instead of its ACLs.
 
-#include <librdkafka/rdkafka.h>
+#include "kafka/error.hpp"
 
 #include <optional>
 #include <string>
@@ -23,19 +23,20 @@ namespace streamt::engine::session {
 // What each refusal needs granted; nullopt for a code that is no refusal.
 inline std::optional<std::string> grant_for(rd_kafka_resp_err_t code, std::string_view source_topic,
                                             std::string_view sink_topic, std::string_view application_id) {
-  switch (code) {
-    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+  switch (kafka::refused_for(code)) {
+    case kafka::refused_resource::topic:
       return "Read and Describe on topic '" + std::string(source_topic) + "', Write and Describe on topic '" +
              std::string(sink_topic) + "'";
-    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+    case kafka::refused_resource::group:
       return "Read on group '" + std::string(application_id) + "'";
-    case RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
+    case kafka::refused_resource::transactional_id:
       return "Write and Describe on the transactional ids with prefix '" + std::string(application_id) + "-'";
-    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+    case kafka::refused_resource::cluster:
       return "IdempotentWrite on the cluster";
-    default:
+    case kafka::refused_resource::none:
       return std::nullopt;
   }
+  return std::nullopt;
 }
 
 // "the brokers refuse this client: MESSAGE. Grant its principal ..." for a

@@ -275,7 +275,8 @@ action run_session::handle(const flushed& e) {
 action run_session::after_flush(std::string warning) {
   if (std::optional<std::string> trailing = sink_.take_trailing()) {
     std::string w = *trailing + "; aborting the transaction and rewinding";
-    return follow(machine_.step(commit::offsets_sent{abortable(RD_KAFKA_RESP_ERR__INCONSISTENT, *trailing)}),
+    return follow(machine_.step(commit::offsets_sent{
+                      abortable(kafka::code_of(kafka::local_error::inconsistent), *trailing)}),
                   std::move(w));
   }
   if (ledger_.pending().empty()) return follow(machine_.step(commit::offsets_sent{}), std::move(warning));
@@ -293,8 +294,7 @@ action run_session::handle(const offsets_sent& e) {
 }
 
 bool run_session::still_under_way(const kafka::error_report& e, clock::time_point now) const {
-  return e.info.code == RD_KAFKA_RESP_ERR__TIMED_OUT && call_began_ &&
-         now - *call_began_ < config_.whole_call_limit;
+  return kafka::is_timed_out(e.info.code) && call_began_ && now - *call_began_ < config_.whole_call_limit;
 }
 
 // A slice of commit_transaction or abort_transaction that ended with the
@@ -316,7 +316,7 @@ std::optional<action> run_session::call_again(const kafka::error_report& r, cloc
 std::optional<action> run_session::stalled(std::string_view call, const kafka::error_report& r,
                                            clock::time_point now) {
   const bool no_outcome =
-      r.failed() && (r.info.code == RD_KAFKA_RESP_ERR__TIMED_OUT || r.what() == kafka::condition::retriable);
+      r.failed() && (kafka::is_timed_out(r.info.code) || r.what() == kafka::condition::retriable);
   if (!no_outcome) {
     outcome_wait_began_.reset();
     return std::nullopt;
@@ -404,7 +404,7 @@ action run_session::handle(const revoked& e) {
     // With a lost assignment another member may own them already: abort.
     if (e.lost)
       return follow(machine_.step(commit::delivery_failed{
-          abortable(RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST,
+          abortable(kafka::code_of(kafka::local_error::assignment_lost),
                     "partitions were lost to another member before the transaction committed")}));
     return follow(machine_.step(commit::produced_ok{}));
   }
@@ -473,9 +473,10 @@ action run_session::follow(commit::next_action a, std::string warning) {
       // offset_ledger.hpp): any step back aborts and rewinds.
       if (std::optional<std::string> back = ledger_.went_back(batch_)) {
         batch_ = {};
-        return follow(machine_.step(commit::delivery_failed{
-                          abortable(RD_KAFKA_RESP_ERR__INCONSISTENT, "the consumer went back: " + *back)}),
-                      *back + "; aborting the transaction and rewinding");
+        return follow(
+            machine_.step(commit::delivery_failed{abortable(kafka::code_of(kafka::local_error::inconsistent),
+                                                            "the consumer went back: " + *back)}),
+            *back + "; aborting the transaction and rewinding");
       }
       next.kind = act::produce;
       next.take = batch_.size();

@@ -117,8 +117,7 @@ struct partition_range {
 
 int unavailable(std::string_view what, const kafka::error_report& e) {
   std::string message = std::string(what) + ": " + e.message;
-  if (e.info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
-      e.info.code == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC)
+  if (kafka::is_unknown_topic(e.info.code))
     message +=
         " (the topic does not exist, or a broker with ACLs hides it from this principal: "
         "it needs Describe and Read on it)";
@@ -160,7 +159,7 @@ std::variant<std::vector<partition_range>, int> plan_ranges(const kafka::partiti
     if (!admin) return refused_position(admin.error().message);
     auto committed = admin->committed(group, timeout);
     if (!committed) {
-      if (committed.error().info.code == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
+      if (kafka::is_unstable_offsets(committed.error().info.code)) {
         say_error("diff", "group '" + group +
                               "' has an open transaction (an instance was stopped in the middle of one), so "
                               "its committed offsets are not settled yet; try again once the application "

@@ -111,7 +111,7 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
   f.group = *described;
   auto committed = admin.committed(group, timeout);
   if (!committed) {
-    if (committed.error().info.code == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
+    if (kafka::is_unstable_offsets(committed.error().info.code)) {
       std::cerr << "streamt " << command << ": group '" << group << "'" << open_transaction_advice << '\n';
       return engine::to_int(engine::exit_code::temporary_failure);
     }
@@ -140,7 +140,7 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
   f.log_topic = engine::session::plan_log_topic(group);
   auto log = kafka::read_log(k.bootstrap_servers, k.user, f.log_topic, max_plan_log_records, false, timeout);
   if (!log) {
-    if (log.error().info.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) return f;
+    if (kafka::is_unknown_topic_or_partition(log.error().info.code)) return f;
     return request_failed("reading the plan log " + f.log_topic, log.error());
   }
   f.log_exists = true;
@@ -335,7 +335,7 @@ int skip(const kafka::group_admin& admin, const std::string& group, const skip_t
   }
   auto committed = admin.committed(group, timeout);
   if (!committed) {
-    if (committed.error().info.code == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
+    if (kafka::is_unstable_offsets(committed.error().info.code)) {
       std::cerr << "streamt offsets skip: group '" << group << "'" << open_transaction_advice
                 << "; nothing changed\n";
       return engine::to_int(engine::exit_code::temporary_failure);
@@ -372,17 +372,12 @@ int skip(const kafka::group_admin& admin, const std::string& group, const skip_t
   if (kafka::error_report e = admin.alter(group, {moved}, timeout); e.failed()) {
     // The coordinator refuses a commit from outside a live group: an
     // instance started since the check above.
-    switch (e.info.code) {
-      case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
-      case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
-      case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
-      case RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC:
-        std::cerr << "streamt offsets skip: the coordinator refused the move (" << e.message
-                  << "): an instance of the application runs again; stop it first\n";
-        return engine::to_int(engine::exit_code::temporary_failure);
-      default:
-        return request_failed("moving the offset of " + where(target.partition), e);
+    if (kafka::is_group_in_use(e.info.code)) {
+      std::cerr << "streamt offsets skip: the coordinator refused the move (" << e.message
+                << "): an instance of the application runs again; stop it first\n";
+      return engine::to_int(engine::exit_code::temporary_failure);
     }
+    return request_failed("moving the offset of " + where(target.partition), e);
   }
   std::cout << "group " << group << ": " << where(target.partition) << " moved from " << target.offset
             << " to " << moved.offset << "; the record at " << target.offset << " will not be processed\n";

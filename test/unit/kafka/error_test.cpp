@@ -157,3 +157,52 @@ BOOST_AUTO_TEST_CASE(describing_plain_info_names_code_and_condition) {
   BOOST_TEST(text.find("(fenced)") != std::string::npos);
   BOOST_TEST(k::describe(k::txn_error_info{}) == "success");
 }
+
+// ---- the questions code outside kafka/ asks instead of naming codes ----------
+
+BOOST_AUTO_TEST_CASE(each_authorisation_failure_names_what_was_refused_and_nothing_else_is_one) {
+  BOOST_TEST((k::refused_for(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) == k::refused_resource::topic));
+  BOOST_TEST((k::refused_for(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) == k::refused_resource::group));
+  BOOST_TEST((k::refused_for(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED) ==
+              k::refused_resource::transactional_id));
+  BOOST_TEST(
+      (k::refused_for(RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED) == k::refused_resource::cluster));
+  for (rd_kafka_resp_err_t other :
+       {RD_KAFKA_RESP_ERR_NO_ERROR, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
+        RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED, RD_KAFKA_RESP_ERR__TIMED_OUT})
+    BOOST_TEST(!k::is_not_authorised(other), rd_kafka_err2name(other));
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_topic_is_the_brokers_answer_or_also_the_clients_own_verdict) {
+  BOOST_TEST(k::is_unknown_topic_or_partition(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART));
+  BOOST_TEST(!k::is_unknown_topic_or_partition(RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
+  BOOST_TEST(k::is_unknown_topic(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART));
+  BOOST_TEST(k::is_unknown_topic(RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
+  BOOST_TEST(!k::is_unknown_topic(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
+}
+
+BOOST_AUTO_TEST_CASE(a_static_member_is_fenced_by_either_group_protocols_code) {
+  BOOST_TEST(k::is_instance_fenced(RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID));
+  BOOST_TEST(k::is_instance_fenced(static_cast<rd_kafka_resp_err_t>(111)));  // UNRELEASED_INSTANCE_ID
+  BOOST_TEST(!k::is_instance_fenced(RD_KAFKA_RESP_ERR_PRODUCER_FENCED));
+}
+
+BOOST_AUTO_TEST_CASE(a_group_with_live_members_refuses_an_outside_offset_change_by_any_of_four_codes) {
+  for (rd_kafka_resp_err_t c :
+       {RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID, RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION,
+        RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS, RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC})
+    BOOST_TEST(k::is_group_in_use(c), rd_kafka_err2name(c));
+  BOOST_TEST(!k::is_group_in_use(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED));
+}
+
+BOOST_AUTO_TEST_CASE(the_engines_own_errors_carry_librdkafkas_local_codes_and_classify_by_their_flags) {
+  BOOST_TEST(k::is_timed_out(k::code_of(k::local_error::timed_out)));
+  BOOST_TEST(k::code_of(k::local_error::inconsistent) == RD_KAFKA_RESP_ERR__INCONSISTENT);
+  BOOST_TEST(k::code_of(k::local_error::assignment_lost) == RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST);
+  BOOST_TEST((k::classify(k::txn_error_info::abortable_error(k::code_of(k::local_error::assignment_lost))) ==
+              condition::abortable));
+  BOOST_TEST(k::is_offset_out_of_range(RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET));
+  BOOST_TEST(k::is_offset_out_of_range(RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE));
+  BOOST_TEST(k::is_partition_eof(RD_KAFKA_RESP_ERR__PARTITION_EOF));
+  BOOST_TEST(k::is_unstable_offsets(RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT));
+}
