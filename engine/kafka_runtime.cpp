@@ -420,9 +420,13 @@ class runtime {
     const auto grant =
         ". Grant its principal Read, Write and Describe on topic '" + topic +
         "', and Create on it unless an administrator creates it (1 partition, retention.ms=-1)";
+    // A topic's ACL or the cluster's (CreateTopics) refused the plan log.
+    auto log_refused = [](const kafka::error_report& e) {
+      const kafka::refused_resource r = kafka::refused_for(e.info.code);
+      return r == kafka::refused_resource::topic || r == kafka::refused_resource::cluster;
+    };
     auto failed = [&](const kafka::error_report& e) {
-      if (const kafka::refused_resource r = kafka::refused_for(e.info.code);
-          r == kafka::refused_resource::topic || r == kafka::refused_resource::cluster)
+      if (log_refused(e))
         return fail(run_status::unavailable,
                     "the brokers refuse this client the plan log " + topic + ": " + e.message + grant);
       return fail(run_status::unavailable, "the plan log " + topic + ": " + e.message);
@@ -431,9 +435,7 @@ class runtime {
     // administrator made; only a log that is missing too ends the start.
     auto create_op = producer_->async_create_log_topic(topic, timeout);
     const kafka::error_report created = co_await std::move(create_op);
-    const kafka::refused_resource refused = kafka::refused_for(created.info.code);
-    const bool create_refused =
-        refused == kafka::refused_resource::topic || refused == kafka::refused_resource::cluster;
+    const bool create_refused = log_refused(created);
     if (created.failed() && !create_refused) co_return failed(created);
     for (int round = 1;; ++round) {
       auto read_op = producer_->async_read_log(options_.bootstrap_servers, settings, topic,
