@@ -10,17 +10,11 @@
 // awaits it (use a single-threaded io_context or a strand) and touches its
 // state only from there. Blocking librdkafka calls run on the kafka/ pools.
 //
-// Every exactly-once decision is the session's (engine/session/session.hpp,
-// sans-io, `on(event) -> action`); kafka_runtime.cpp is the driver that
-// performs its actions against kafka/:
-//   start()         state directory, clients, topic check, init_transactions
-//   loop()          ask the session, perform (poll, begin, produce, flush,
-//                   send offsets, commit, abort, rewind, give up, close),
-//                   feed the outcome back; a recorded stop before every action
-//   on_rebalance()  the brokers' offsets for new partitions; the session's
-//                   position policy decides where each starts
-//   drain_events()  delivery reports, served all the time (commit_transaction
-//                   waits for every one of them), passed on as notes
+// Every decision of a run, start-up included, is the session's
+// (engine/session/session.hpp, sans-io, `on(event) -> action`); the driver in
+// engine/driver/ performs its actions against kafka/ and feeds the outcomes
+// back, and engine/async_run.cpp runs the attempts and the two-phase stop
+// (engine/README.md has the reading order).
 
 #include "engine/exit_codes.hpp"
 #include "engine/metrics.hpp"

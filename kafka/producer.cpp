@@ -195,11 +195,6 @@ boost::asio::awaitable<error_report> producer::run_transactional(F call) {
   co_return co_await std::move(op);
 }
 
-boost::asio::awaitable<error_report> producer::async_init_transactions() {
-  rd_kafka_t* rk = rk_.get();
-  return run_transactional([rk] { return take_error(rd_kafka_init_transactions(rk, -1)); });
-}
-
 error_report producer::begin_transaction() { return take_error(rd_kafka_begin_transaction(rk_.get())); }
 
 boost::asio::awaitable<error_report> producer::async_send_offsets_to_transaction(
@@ -225,6 +220,17 @@ int slice_ms(std::chrono::milliseconds slice) {
   return static_cast<int>(std::clamp<std::int64_t>(slice.count(), 1, std::numeric_limits<int>::max()));
 }
 }  // namespace
+
+boost::asio::awaitable<error_report> producer::async_init_transactions() {
+  rd_kafka_t* rk = rk_.get();
+  return run_transactional([rk] { return take_error(rd_kafka_init_transactions(rk, -1)); });
+}
+
+boost::asio::awaitable<error_report> producer::async_init_transactions(std::chrono::milliseconds slice) {
+  rd_kafka_t* rk = rk_.get();
+  const int ms = slice_ms(slice);
+  return run_transactional([rk, ms] { return take_error(rd_kafka_init_transactions(rk, ms)); });
+}
 
 boost::asio::awaitable<error_report> producer::async_commit_transaction(std::chrono::milliseconds slice) {
   rd_kafka_t* rk = rk_.get();

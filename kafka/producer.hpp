@@ -130,6 +130,10 @@ class producer {
   //   stop). Runs on the transactional pool, completes on the awaiting
   //   coroutine's executor. Not cancellable.
   boost::asio::awaitable<error_report> async_init_transactions();
+  // The same for at most `slice`: a slice that ends with the call under way
+  // returns a retriable timeout, and calling again takes it up where it was
+  // (the engine calls it in slices so that a stop is seen between two).
+  boost::asio::awaitable<error_report> async_init_transactions(std::chrono::milliseconds slice);
 
   // Local state change only, so not async.
   error_report begin_transaction();

@@ -3,6 +3,8 @@
 
 #include "engine/session/position_policy.hpp"
 
+#include "engine/session/refusal.hpp"
+
 namespace streamt::engine::session {
 
 std::variant<start_at, start_refused> start_position(std::string_view name, std::optional<offset> committed,
@@ -45,6 +47,55 @@ consumer_error_verdict classify(const kafka::consumer_error& e) noexcept {
       refused == kafka::refused_resource::group || e.error.info.fatal)
     return consumer_error_verdict::unavailable;
   return consumer_error_verdict::keep_going;
+}
+
+consumer_error_effect effect_of(const kafka::consumer_error& e, std::string_view source_topic,
+                                std::string_view sink_topic, std::string_view application_id) {
+  const std::string where = e.partition ? e.partition->topic + "/" + std::to_string(e.partition->partition)
+                                        : std::string("a partition");
+  switch (classify(e)) {
+    case consumer_error_verdict::ignore:
+      return {};
+    case consumer_error_verdict::keep_going:
+      return {"consumer: " + e.error.message, std::nullopt};
+    case consumer_error_verdict::out_of_range:
+      return {{},
+              ending{run_status::rejected_config,
+                     "the position of " + where +
+                         " is out of range (records were deleted by retention?): " + e.error.message +
+                         ". Restart with --reset-offsets earliest|latest to continue; records are skipped or "
+                         "replayed",
+                     {}}};
+    case consumer_error_verdict::unavailable:
+      if (std::optional<std::string> line = refusal_line(e.error.info.code, "consumer: " + e.error.message,
+                                                         source_topic, sink_topic, application_id))
+        return {{}, ending{run_status::unavailable, std::move(*line), {}}};
+      return {{}, ending{run_status::unavailable, "consumer: " + e.error.message, {}}};
+    case consumer_error_verdict::fenced:
+      return {
+          {},
+          ending{run_status::fenced,
+                 "consumer: " + e.error.message +
+                     "; another instance runs with this group.instance.id (a copy of this state directory?): "
+                     "give each instance a state directory of its own",
+                 {}}};
+  }
+  return {};
+}
+
+std::variant<partition_start, ending> partition_start_of(
+    std::string_view name, std::optional<offset> committed, const std::optional<lineage>& last,
+    const our_plan& ours, const std::optional<kafka::watermarks>& marks, reset_policy reset) {
+  // Whether this plan may take the partition at all, before anything of it
+  // is consumed.
+  auto inherited = succession(name, committed, last, ours);
+  if (auto* refused = std::get_if<succession_refused>(&inherited))
+    return ending{run_status::rejected_config, std::move(refused->message), {}};
+  auto decided = start_position(name, committed, marks, reset);
+  if (auto* refused = std::get_if<start_refused>(&decided))
+    return ending{run_status::rejected_config, std::move(refused->message), {}};
+  return partition_start{std::move(std::get<start_at>(decided)),
+                         std::move(std::get<take_partition>(inherited).note)};
 }
 
 }  // namespace streamt::engine::session

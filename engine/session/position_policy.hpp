@@ -14,7 +14,9 @@
 //    what to do, unless --reset-offsets says earliest or latest; never a
 //    silent skip or replay.
 
+#include "engine/session/action.hpp"
 #include "engine/session/positions.hpp"
+#include "engine/session/succession.hpp"
 #include "kafka/consumer.hpp"
 #include "kafka/topic_partition.hpp"
 
@@ -56,5 +58,28 @@ enum class consumer_error_verdict {
 };
 
 consumer_error_verdict classify(const kafka::consumer_error& e) noexcept;
+
+// What a consumer error does to the run: nothing, a line (`warning`), or the
+// end of the run (`end`, with the status and what to do). The names are for
+// the messages: the source and sink topics and the application id an ACL
+// refusal names.
+struct consumer_error_effect {
+  std::string warning;
+  std::optional<ending> end;
+};
+consumer_error_effect effect_of(const kafka::consumer_error& e, std::string_view source_topic,
+                                std::string_view sink_topic, std::string_view application_id);
+
+// Whether this plan takes a partition it was assigned, and where it starts,
+// from what the brokers said of it: the lineage of its last commit
+// (succession.hpp), then its committed offset against the log's watermarks
+// (start_position). A refusal is the run's end (exit 78).
+struct partition_start {
+  start_at at;
+  std::string handover;  // succession's note, when the partition changes plan
+};
+std::variant<partition_start, ending> partition_start_of(
+    std::string_view name, std::optional<offset> committed, const std::optional<lineage>& last,
+    const our_plan& ours, const std::optional<kafka::watermarks>& marks, reset_policy reset);
 
 }  // namespace streamt::engine::session

@@ -2,7 +2,6 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "engine/session/session.hpp"
-#include "engine/session/refusal.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -12,6 +11,24 @@ namespace streamt::engine::session {
 
 std::string_view to_string(act a) noexcept {
   switch (a) {
+    case act::prepare:
+      return "prepare";
+    case act::list_topics:
+      return "list_topics";
+    case act::cap_batches:
+      return "cap_batches";
+    case act::init_transactions:
+      return "init_transactions";
+    case act::create_plan_log:
+      return "create_plan_log";
+    case act::read_plan_log:
+      return "read_plan_log";
+    case act::append_claim:
+      return "append_claim";
+    case act::commit_state:
+      return "commit_state";
+    case act::subscribe:
+      return "subscribe";
     case act::poll:
       return "poll";
     case act::begin:
@@ -53,21 +70,13 @@ std::string millis(clock::duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
 }
 
-std::string whole_seconds(clock::duration d) {
-  return std::to_string(std::chrono::round<std::chrono::seconds>(d).count()) + " s";
-}
-
-// What a stalled run's message ends with: why stopping is safe, what a
-// supervisor does.
-constexpr std::string_view restart_gets_new_clients =
-    "; stopping so that a restart gets new clients (nothing is lost or duplicated: the transaction "
-    "coordinator completes or aborts what was open, and the restarted engine resumes from the committed "
-    "offsets)";
-
 }  // namespace
 
 run_session::run_session(config c)
-    : config_(std::move(c)), machine_(config_.commit_policy), ledger_(config_.source_topic) {}
+    : config_(std::move(c)),
+      start_(start_of(config_)),
+      machine_(config_.commit_policy),
+      ledger_(config_.source_topic) {}
 
 action run_session::on(const event& e) {
   if (closed_) {
@@ -83,42 +92,11 @@ action run_session::on(const event& e) {
   return std::visit([this](const auto& ev) { return handle(ev); }, e);
 }
 
-void run_session::producer_fatal(std::string message) {
-  if (producer_failure_.empty()) producer_failure_ = "producer: " + std::move(message);
-}
-
-// ---- start and stop ----------------------------------------------------------
+// ---- start -------------------------------------------------------------------
 
 action run_session::handle(const started&) {
   running_ = true;
   return poll_or_commit({});
-}
-
-action run_session::handle(const stop_seen& e) {
-  facts_ = e.facts;
-  const stop_news n = stop_.news(e.facts);
-  if (n == stop_news::none) return last_;
-  stop_.handled(n);
-  if (!running_) {
-    // During start-up nothing is open and the group is not joined: the run
-    // ends here, cleanly (exit 0).
-    return close(ending{run_status::stopped, "stopped during start-up", {}}, {});
-  }
-  action a =
-      n == stop_news::deadline
-          ? follow(machine_.step(commit::deadline_passed{}),
-                   "the graceful stop did not end within the stop timeout (" +
-                       std::to_string(config_.stop_timeout.count()) + " ms); stopping now")
-          : follow(machine_.step(commit::cancel_requested{
-                n == stop_news::terminal ? commit::stop_kind::terminal : commit::stop_kind::graceful}));
-  if (n != stop_news::deadline)
-    a.info = n == stop_news::terminal ? "stopping now (terminal stop)"
-                                      : "stopping: finishing the open transaction";
-  // A produce (or a dead-letter write) in hand that the stop supersedes is
-  // not performed: those records were not handed over, and the next run
-  // takes them again.
-  if (a.kind != act::produce && a.kind != act::begin && a.kind != act::dead_letter) batch_ = {};
-  return a;
 }
 
 // ---- records ------------------------------------------------------------------
@@ -142,25 +120,10 @@ action run_session::handle(const records_arrived& e) {
   return follow({commit::action::produce, {}, {}}, std::move(warning));
 }
 
-// ---- authorisation -------------------------------------------------------------
-
-// After an abort for a refusal nothing is open, and every retry would meet
-// the same ACL: the run ends, exit 69.
-action run_session::close_refused(std::string warning) {
-  return close(ending{run_status::unavailable, not_authorised_, {}}, std::move(warning));
-}
-
 // Nothing of the transaction is pending any more: ended, or given up.
 void run_session::forget_transaction() {
   ledger_.clear_pending();
   txn_records_ = 0;
-}
-
-void run_session::note_refusal(const kafka::error_report& e) {
-  if (!not_authorised_.empty() || !e.failed()) return;
-  if (std::optional<std::string> line = refusal_line(e.info.code, e.message, config_.source_topic,
-                                                     config_.sink_topic, config_.application_id))
-    not_authorised_ = std::move(*line);
 }
 
 action run_session::handle(const began& e) {
@@ -210,21 +173,7 @@ action run_session::handle(const batch_produced& e) {
     a.dead = std::move(r.invalid);
     return emit(std::move(a));
   }
-  if (r.invalid) {
-    // Everything before the invalid record commits; its own offset is the
-    // committed offset of its partition, so nothing at or after it is
-    // consumed, and a restart stops at it again until it is dealt with.
-    ledger_.stop_before(partition_id{r.invalid->partition}, offset{r.invalid->offset});
-    std::string warning = "invalid record at " + r.invalid->describe() + " [" + r.invalid->error.code +
-                          "]; committing the records before it and stopping";
-    stop_.stop_at_record();
-    invalid_ = std::move(r.invalid);
-    committed_before_invalid_ = machine_.transactions_committed();
-    action next =
-        follow(machine_.step(commit::cancel_requested{commit::stop_kind::graceful}), std::move(warning));
-    next.record = invalid_;
-    return next;
-  }
+  if (r.invalid) return stop_at_invalid(std::move(*r.invalid));
   if (due(e.now)) return follow(machine_.step(commit::produced_ok{}));
   return poll_or_commit({});
 }
@@ -307,38 +256,6 @@ std::optional<action> run_session::call_again(const kafka::error_report& r, cloc
   return follow(stop_.past_deadline() ? machine_.step(commit::deadline_passed{}) : machine_.step(pending));
 }
 
-// A commit or abort without an outcome for stall_timeout, across its slices
-// and unknown-outcome retries: the run fails (exit 75) instead of asking a
-// client that may never answer (config::stall_timeout). Stopping is safe
-// there: an unknown outcome is the broker's to decide, and the next
-// producer's init_transactions waits for that decision. A stop under way
-// has its own deadline and is left to it.
-std::optional<action> run_session::stalled(std::string_view call, const kafka::error_report& r,
-                                           clock::time_point now) {
-  const bool no_outcome =
-      r.failed() && (kafka::is_timed_out(r.info.code) || r.what() == kafka::condition::retriable);
-  if (!no_outcome) {
-    outcome_wait_began_.reset();
-    return std::nullopt;
-  }
-  if (stop_.stopping() || now - *outcome_wait_began_ < config_.stall_timeout) return std::nullopt;
-  stalled_ = true;
-  return close(ending{
-      run_status::failed,
-      std::string(call) + " has had no outcome for " + whole_seconds(now - *outcome_wait_began_) +
-          " (the stall timeout, --stall-timeout-ms): " + r.message + std::string(restart_gets_new_clients),
-      {}});
-}
-
-std::optional<std::string> run_session::broker_wait_ends(const broker_wait& w) {
-  if (!established_ || !kafka::is_transient_code(w.last.info.code)) return w.last.message;
-  if (w.waited < config_.stall_timeout) return std::nullopt;
-  stalled_ = true;
-  return "the brokers have not answered for " + w.what + " for " + whole_seconds(w.waited) +
-         " (the stall timeout, --stall-timeout-ms): " + w.last.message +
-         std::string(restart_gets_new_clients);
-}
-
 action run_session::handle(const commit_returned& e) {
   if (!outcome_wait_began_) outcome_wait_began_ = e.called;
   if (std::optional<action> s = stalled("commit_transaction", e.result, e.now)) return *s;
@@ -392,7 +309,10 @@ action run_session::handle(const rewound& e) {
   return follow(machine_.step(commit::rewound{e.result}));
 }
 
-action run_session::handle(const retry_elapsed&) { return follow(machine_.step(commit::retry_elapsed{})); }
+action run_session::handle(const retry_elapsed&) {
+  if (!running_) return from_start(start_.waited());  // a pause between two topic lists
+  return follow(machine_.step(commit::retry_elapsed{}));
+}
 
 // ---- rebalances -------------------------------------------------------------------
 
@@ -429,22 +349,6 @@ action run_session::handle(const assigned& e) {
   for (const auto& [p, at] : e.positions) ledger_.positioned(p, at);
   established_ = true;
   return poll_or_commit({});
-}
-
-action run_session::handle(const run_failed& e) { return close(ending{e.status, e.message, {}}); }
-
-action run_session::handle(const assignment_refused& e) {
-  established_ = true;  // the refused partitions were acknowledged: the member has joined
-  if (machine_.current() == commit::machine::state::idle) return close(ending{e.status, e.message, {}});
-  // A transaction is open on the partitions this member keeps (a
-  // cooperative rebalance added the refused ones). Leaving with it open
-  // would make their next owners wait for it (their committed offsets stay
-  // unstable until the transaction coordinator times it out): abort it as
-  // a terminal stop does, then close with the refusal.
-  refusal_ = ending{e.status, e.message, {}};
-  stop_.stop_at_record();
-  return follow(machine_.step(commit::cancel_requested{commit::stop_kind::terminal}),
-                "stopping: " + e.message);
 }
 
 // ---- the machine's answers ----------------------------------------------------------
@@ -549,29 +453,7 @@ action run_session::follow(commit::next_action a, std::string warning) {
       }
       return last_;
     case commit::action::done:
-      // Stopping at an invalid (or unproducible) record, but the transaction
-      // holding the records before it was aborted (librdkafka 2.0.2 fails
-      // the first transaction after an epoch-bumping abort with
-      // OUT_OF_ORDER_SEQUENCE_NUMBER, seen in tools/faults too_large):
-      // ending with exit 65 now would claim a commit that did not happen.
-      // Rewind and process up to the record again.
-      if (invalid_ && !stop_.terminal() && machine_.transactions_committed() == committed_before_invalid_ &&
-          redos_ < config_.max_redos) {
-        ++redos_;
-        std::string warning = "the transaction before the record at " + invalid_->describe() +
-                              " was aborted; processing up to it again";
-        committed_base_ += machine_.transactions_committed();
-        aborted_base_ += machine_.transactions_aborted();
-        machine_ = commit::machine{config_.commit_policy};
-        std::optional<invalid_record> record = std::exchange(invalid_, std::nullopt);
-        stop_.resume_at_record();
-        redo_rewind_ = true;
-        action again = rewind(std::move(warning));
-        again.record = std::move(record);
-        return again;
-      }
-      if (!a.reason.empty()) next.warning = a.reason;
-      return close(std::nullopt, std::move(next.warning));
+      return done(a.reason, std::move(next.warning));
     case commit::action::fenced:
       return close(ending{run_status::fenced, a.reason + "; another instance runs with this identity", {}},
                    std::move(next.warning));
@@ -623,66 +505,11 @@ bool run_session::due(clock::time_point now) const {
   return txn_records_ >= config_.max_records_per_transaction || now >= txn_started_ + config_.commit_interval;
 }
 
-action run_session::close(std::optional<ending> failure, std::string warning) {
-  action a;
-  a.kind = act::close;
-  a.warning = std::move(warning);
-  // A revocation whose transaction was ending: librdkafka 2.0.2 cannot
-  // close the consumer before it is acknowledged (consumer_close never
-  // returns), so the driver gives the partitions up first.
-  if (revoking_) {
-    a.partitions = *revoking_;
-    for (partition_id p : *revoking_) ledger_.give_up(p);
-    revoking_.reset();
-  }
-  // Leaving the group explicitly moves the partitions at once, not after
-  // the session timeout; a terminal stop does not wait for it. A member
-  // that never got partitions does not leave either: its LeaveGroup would
-  // queue behind its own JoinGroup, which the coordinator holds until the
-  // rebalance completes (for as long as a departed member's session lasts,
-  // 45 s by default), and librdkafka waits 5 s for it in vain. Such a stop
-  // ends at once; the member it may leave in the group expires with its
-  // session (docs/operations.md, "Stopping"). Nor does a stalled run: its
-  // coordinator stopped answering, and LeaveGroup would wait for it too.
-  a.leave_group = running_ && established_ && !stalled_ && stop_.leaves_group(facts_);
-  if (failure) {
-    ending_ = std::move(failure);
-  } else if (refusal_) {
-    ending_ = std::move(refusal_);
-  } else if (invalid_) {
-    ending e;
-    e.status = run_status::invalid_record;
-    e.message = "invalid record at " + invalid_->describe() + " [" + invalid_->error.code +
-                "]; the records before it are committed. Fix the producer, then skip the record once every "
-                "instance is stopped: streamt offsets skip " +
-                config_.application_id + " " +
-                engine::position(invalid_->topic, invalid_->partition, invalid_->offset) +
-                " --bootstrap-servers HOSTS";
-    e.invalid = invalid_;
-    ending_ = std::move(e);
-  } else {
-    ending_ = ending{};
-  }
-  closed_ = true;
-  return emit(std::move(a));
-}
-
 action run_session::emit(action a) {
   last_ = a;
   last_.warning.clear();
   last_.info.clear();
   return a;
-}
-
-ending run_session::outcome() const {
-  ending e = ending_.value_or(ending{});
-  // What counts is the producer's fatal error, if it has one, whatever the
-  // last step said (a stop signal, the brokers gone).
-  if (!producer_failure_.empty() && e.status == run_status::stopped) {
-    e.status = run_status::failed;
-    e.message = producer_failure_;
-  }
-  return e;
 }
 
 progress run_session::counters() const {

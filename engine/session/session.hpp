@@ -2,12 +2,12 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// The run's exactly-once decisions, sans-io (in the manner of Boost.MySQL's
+// The run's decisions, start-up included, sans-io (in the manner of Boost.MySQL's
 // connection algorithms): `session.on(event) -> action`. It never touches
-// Kafka, a clock or a thread; the driver in engine/kafka_runtime.cpp performs
+// Kafka, a clock or a thread; the driver in engine/driver/ performs
 // each action against kafka/ and feeds the outcome back as the next event:
 //
-//     action a = s.on(started{});
+//     action a = s.on(starting{});
 //     for (;;) {
 //       if (s.stop_news(facts) != stop_news::none) a = s.on(stop_seen{facts});
 //       if (a.kind == act::close) break;
@@ -15,6 +15,7 @@
 //     }
 //
 // Its parts, each with its own tests (test/unit/session/):
+//   start_up          the start-up's steps, waits and refusals
 //   commit::machine   the transactional commit (engine/commit_machine.hpp)
 //   offset_ledger     owned partitions, next and committed offsets, went back
 //   sink_tracker      generations, unproducible records, the aborted tail
@@ -26,7 +27,12 @@
 // dead-letter topic, the invalid record written there inside the
 // transaction and the batch taken up again after it, revocations
 // (end the transaction before giving partitions up), the sliced commit and
-// abort calls, and how the run ends.
+// abort calls, and how the run ends: session.cpp holds the protocol of a
+// running session, session_ending.cpp how it ends (stop signals, the
+// invalid-record stop, refusals, stalls, close and the outcome).
+// Beside the session, across the driver's attempts: restart_policy
+// (restart_policy.hpp), whether an attempt that ended is restarted
+// in-process.
 //
 // The events that are notes (the delivery-report coroutine's facts, one per
 // record produced) go to sink_tracker through sink(), and producer_fatal():
@@ -37,9 +43,11 @@
 #include "engine/record.hpp"
 #include "engine/run_defaults.hpp"
 #include "engine/run_status.hpp"
+#include "engine/session/action.hpp"
 #include "engine/session/offset_ledger.hpp"
 #include "engine/session/positions.hpp"
 #include "engine/session/sink_tracker.hpp"
+#include "engine/session/start_up.hpp"
 #include "engine/session/stop_policy.hpp"
 #include "kafka/error.hpp"
 
@@ -55,8 +63,6 @@
 #include <vector>
 
 namespace streamt::engine::session {
-
-using clock = std::chrono::steady_clock;
 
 struct config {
   std::string application_id;
@@ -94,11 +100,18 @@ struct config {
   // full of bad records must not flood the log.
   std::chrono::milliseconds dead_letter_log_interval{1000};
   commit::policy commit_policy;
+  // How the run starts (start_up.hpp); the names above are copied into it.
+  start_config start;
 };
 
 // ---- events ----------------------------------------------------------------
 
-struct started {};  // the clients are up and subscribed: records may come
+// The run begins: the session answers with the first start-up step
+// (start_up.hpp, whose events follow this one in `event`).
+struct starting {};
+// The start-up is over (subscribed): records may come. The session feeds it
+// to itself; a test starts a session here, past the start-up.
+struct started {};
 struct stop_seen {
   stop_facts facts;
 };
@@ -169,6 +182,12 @@ struct run_failed {
   std::string message;
 };
 
+// A client call failed in a way no retry mends (a failed poll, an
+// assignment the consumer would not take): the run fails (exit 75).
+struct client_failed {
+  std::string message;
+};
+
 // A running engine's wait for one answer from its brokers, asked again
 // until it gets one or run_session::broker_wait_ends() says the run fails.
 struct broker_wait {
@@ -189,57 +208,13 @@ struct assignment_refused {
   std::string message;
 };
 
-using event = std::variant<started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
+using event = std::variant<starting, prepared, topics_listed, batches_capped, transactions_initialised,
+                           plan_log_created, plan_log_read, claim_appended, state_committed, subscribed,
+                           started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
                            offsets_sent, commit_returned, abort_returned, rewound, retry_elapsed, revoked,
-                           given_up, assigned, run_failed, assignment_refused, dead_lettered>;
+                           given_up, assigned, run_failed, client_failed, assignment_refused, dead_lettered>;
 
 // ---- actions ---------------------------------------------------------------
-
-enum class act {
-  poll,          // take up to max_records; while a transaction is open, wait no longer
-                 //   than commit_at (→ commit_due); records → records_arrived
-  begin,         // begin_transaction → began
-  produce,       // process the first `take` records of the batch → batch_produced
-  dead_letter,   // produce the batch's first record, unchanged, to the dead-letter topic with
-                 //   `dead` as its reason → dead_lettered
-  flush,         // wait for every delivery report → flushed
-  send_offsets,  // send_offsets_to_transaction(ledger().pending()) → offsets_sent
-  commit,        // commit_transaction for at most `slice` → commit_returned
-  abort,         // abort_transaction for at most `slice` → abort_returned
-  rewind,        // seek every owned partition to its committed offset → rewound
-  retry_after,   // wait `delay` → retry_elapsed
-  give_up,       // incremental_unassign(partitions) → given_up
-  close,         // give up `partitions`, leave the group if leave_group; the run is over: ending()
-};
-
-std::string_view to_string(act a) noexcept;
-inline std::ostream& operator<<(std::ostream& os, act a) { return os << to_string(a); }
-
-struct action {
-  act kind = act::poll;
-  std::size_t max_records = 0;                 // poll
-  std::optional<clock::time_point> commit_at;  // poll, while a transaction is open
-  std::size_t take = 0;                        // produce
-  std::chrono::milliseconds slice{0};          // commit, abort
-  bool first_slice = false;                    // commit, abort: the call starts now
-  std::chrono::milliseconds delay{0};          // retry_after
-  bool commit_retry = false;                   // retry_after: of an unknown-outcome commit
-  std::vector<partition_id> partitions;        // give_up, close, rewind (the owned ones)
-  bool leave_group = false;                    // close
-  std::optional<invalid_record> dead;          // dead_letter: why the record is invalid
-  // What the decision is worth a line in the log for (the driver logs it).
-  std::string info;
-  std::string warning;
-  // The record the warning is about, for the line's fields (a dead_letter's
-  // is `dead`).
-  std::optional<invalid_record> record;
-};
-
-struct ending {
-  run_status status = run_status::stopped;
-  std::string message;  // for every status but stopped: what happened and what to do
-  std::optional<invalid_record> invalid;
-};
 
 struct progress {
   record_counts counts;
@@ -252,6 +227,9 @@ struct progress {
   // process (offset_ledger::current), dropped unprocessed.
   std::uint64_t stale_dropped = 0;
 };
+
+// The start-up's settings, from the session's (the names, the stall timeout).
+start_config start_of(const config& c);
 
 class run_session {
  public:
@@ -275,6 +253,9 @@ class run_session {
   commit::machine::state commit_state() const noexcept { return machine_.current(); }
 
   const offset_ledger& ledger() const noexcept { return ledger_; }
+  // This plan, as succession compares it with each partition's lineage
+  // (known once the start-up's prepare step reported it).
+  const our_plan& plan() const noexcept { return start_.plan(); }
   // The records in hand, as the produce action means them: the last
   // records_arrived batch less those offset_ledger::current dropped.
   std::span<const record_view> batch() const noexcept { return batch_; }
@@ -293,8 +274,20 @@ class run_session {
   // the run without leaving the group (the coordinator is one of the
   // brokers that stopped answering: LeaveGroup would wait for it too).
   std::optional<std::string> broker_wait_ends(const broker_wait& w);
+  // A query the brokers did not answer (`message` says which): exit 69,
+  // unless a stop signal cut the wait short (`stop_requested`: the driver's
+  // record of one the session may not have heard yet), which is a clean
+  // stop once the run is established.
+  run_failed unanswered(std::string message, bool stop_requested) const;
 
  private:
+  action handle(const starting&);
+  // Each start-up event goes to the start-up part (start_up.hpp).
+  template <class E>
+  requires requires(start_up& s, const E& e) { s.on(e); }
+  action handle(const E& e) { return from_start(start_.on(e)); }
+  action from_start(start_step s);
+  action stopped_starting();
   action handle(const started&);
   action handle(const stop_seen&);
   action handle(const records_arrived&);
@@ -311,6 +304,7 @@ class run_session {
   action handle(const given_up&);
   action handle(const assigned&);
   action handle(const run_failed&);
+  action handle(const client_failed&);
   action handle(const assignment_refused&);
   action handle(const dead_lettered&);
 
@@ -323,6 +317,10 @@ class run_session {
   action poll() const;
   action poll_or_commit(std::string warning);
   action close(std::optional<ending> failure, std::string warning = {});
+  // The invalid-record stop, and follow()'s commit::action::done: the run
+  // ends, or the transaction before the invalid record is redone.
+  action stop_at_invalid(invalid_record r);
+  action done(const std::string& reason, std::string warning);
   action emit(action a);
   bool due(clock::time_point now) const;
   bool still_under_way(const kafka::error_report& e, clock::time_point now) const;
@@ -332,6 +330,7 @@ class run_session {
   }
 
   config config_;
+  start_up start_;
   commit::machine machine_;
   offset_ledger ledger_;
   sink_tracker sink_;

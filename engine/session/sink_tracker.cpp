@@ -95,7 +95,7 @@ std::optional<unproducible_at> sink_tracker::unproducible_in(std::span<const rec
 // The broker refuses a whole batch when it is too large, so every record of
 // it reports the error: the largest of them is the one to blame. (The
 // engine caps the producer's batch.size at the topics' max.message.bytes,
-// so a refused batch holds that one record alone: kafka_runtime.cpp.)
+// so a refused batch holds that one record alone: engine/driver/start_steps.cpp.)
 void sink_tracker::note_unproducible(unproducible_record r, const std::string& reason) {
   if (suspect_ && suspect_->size >= r.size) return;
   r.reason = reason;

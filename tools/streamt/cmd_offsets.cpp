@@ -26,7 +26,7 @@ namespace streamt::cli {
 
 namespace {
 
-// As many claims as the engine reads at start (kafka_runtime.cpp).
+// As many claims as the engine reads at start (engine/driver/start_steps.cpp).
 constexpr std::size_t max_plan_log_records = 1000000;
 
 constexpr std::string_view help =

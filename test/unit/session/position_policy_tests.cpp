@@ -82,4 +82,48 @@ BOOST_AUTO_TEST_CASE(consumer_errors_are_ignored_logged_refused_unavailable_or_f
   BOOST_TEST((ss::classify(error_of(static_cast<rd_kafka_resp_err_t>(111), true)) == v::fenced));
 }
 
+BOOST_AUTO_TEST_CASE(each_consumer_error_ends_the_run_with_the_status_its_verdict_means_or_only_a_line) {
+  using streamt::engine::run_status;
+  const auto effect = [](rd_kafka_resp_err_t code, bool fatal = false) {
+    return ss::effect_of(error_of(code, fatal), "orders", "big-orders", "orders-app");
+  };
+  BOOST_TEST(effect(RD_KAFKA_RESP_ERR__PARTITION_EOF).warning.empty());
+  BOOST_TEST(!effect(RD_KAFKA_RESP_ERR__PARTITION_EOF).end);
+  BOOST_TEST(effect(RD_KAFKA_RESP_ERR__TRANSPORT).warning == "consumer: test");
+  BOOST_TEST(!effect(RD_KAFKA_RESP_ERR__TRANSPORT).end);
+  BOOST_TEST_REQUIRE(effect(RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE).end.has_value());
+  BOOST_TEST((effect(RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE).end->status == run_status::rejected_config));
+  BOOST_TEST(effect(RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE).end->message.find("--reset-offsets") !=
+             std::string::npos);
+  BOOST_TEST((effect(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART).end->status == run_status::unavailable));
+  const ss::consumer_error_effect acl = effect(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED);
+  BOOST_TEST_REQUIRE(acl.end.has_value());
+  BOOST_TEST((acl.end->status == run_status::unavailable));
+  BOOST_TEST(acl.end->message.find("Grant its principal Read on group 'orders-app'") != std::string::npos);
+  BOOST_TEST((effect(RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID).end->status == run_status::fenced));
+}
+
+BOOST_AUTO_TEST_CASE(a_partition_is_taken_where_its_offsets_say_unless_succession_or_retention_refuse_it) {
+  using streamt::engine::run_status;
+  ss::our_plan ours;
+  ours.digest = "sha256:" + std::string(64, 'a');
+  ours.output_shape = "sha256:" + std::string(64, 'b');
+  const auto taken = ss::partition_start_of("orders/0", ss::offset{50}, std::nullopt, ours, log_0_to_100,
+                                            reset_policy::none);
+  BOOST_TEST_REQUIRE(std::holds_alternative<ss::partition_start>(taken));
+  BOOST_TEST((std::get<ss::partition_start>(taken).at.at == ss::offset{50}));
+  BOOST_TEST(std::get<ss::partition_start>(taken).handover.empty());
+  // Committed by an unrelated plan: refused before anything is consumed.
+  const streamt::engine::lineage theirs{"sha256:" + std::string(64, 'c'), "i-9", ours.output_shape, {}};
+  const auto unrelated =
+      ss::partition_start_of("orders/0", ss::offset{50}, theirs, ours, log_0_to_100, reset_policy::none);
+  BOOST_TEST_REQUIRE(std::holds_alternative<ss::ending>(unrelated));
+  BOOST_TEST((std::get<ss::ending>(unrelated).status == run_status::rejected_config));
+  // Deleted by retention: refused too.
+  const auto deleted = ss::partition_start_of("orders/0", ss::offset{10}, std::nullopt, ours, log_0_to_100,
+                                              reset_policy::none);
+  BOOST_TEST_REQUIRE(std::holds_alternative<ss::ending>(deleted));
+  BOOST_TEST(std::get<ss::ending>(deleted).message.find("out of range") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1162,6 +1162,25 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST((r.s.outcome().status == run_status::unavailable));
 }
 
+BOOST_AUTO_TEST_CASE(an_unanswered_query_is_exit_69_unless_a_stop_cut_the_wait_short_in_a_running_engine) {
+  run r(stall_after(60s));
+  // Before partitions came, a stop does not make a failure a clean stop.
+  BOOST_TEST((r.s.unanswered("reading committed offsets failed", true).status == run_status::unavailable));
+  r.owning({0});
+  BOOST_TEST((r.s.unanswered("reading committed offsets failed", false).status == run_status::unavailable));
+  const ss::run_failed stopped = r.s.unanswered("reading committed offsets failed", true);
+  BOOST_TEST((stopped.status == run_status::stopped));
+  BOOST_TEST(stopped.message == "stopped while waiting for the brokers (reading committed offsets failed)");
+}
+
+BOOST_AUTO_TEST_CASE(a_client_call_that_failed_for_good_ends_the_run_with_exit_75) {
+  run r;
+  r.owning({0});
+  BOOST_TEST(r.s.on(ss::client_failed{"polling the consumer failed: bad"}).kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::failed));
+  BOOST_TEST(r.s.outcome().message == "polling the consumer failed: bad");
+}
+
 BOOST_AUTO_TEST_CASE(a_query_refused_for_good_ends_at_once_and_a_failed_run_still_leaves_the_group) {
   run r(stall_after(60s));
   r.owning({0});

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "engine/driver/kafka_sink.hpp"
+
+#include <array>
+#include <span>
+#include <utility>
+
+namespace streamt::engine::driver {
+
+kafka_sink::kafka_sink(kafka::producer& p, std::string topic, session::sink_tracker& tracker,
+                       std::string dead_letter_topic, std::string plan_digest,
+                       const std::string& lineage_header)
+    : producer_(&p),
+      topic_(std::move(topic)),
+      tracker_(&tracker),
+      dead_letter_topic_(std::move(dead_letter_topic)),
+      plan_digest_(std::move(plan_digest)) {
+  if (!lineage_header.empty()) stamp_.emplace(lineage_header, plan_digest_);
+}
+
+void kafka_sink::emit(const record_view& in, std::string_view value) {
+  kafka::outgoing_record out;
+  out.key = in.key;
+  out.value = value;
+  out.headers = in.headers;
+  out.headers_of = in.consumed;
+  // After the input's own headers, which stay as they were (contract §4).
+  kafka::header_view stamp;
+  if (stamp_) {
+    stamp = stamp_->header(in.partition, in.offset);
+    out.extra_headers = std::span(&stamp, 1);
+  }
+  out.timestamp_ms = in.timestamp.value_or(0);
+  out.opaque = tracker_->producing(in, value.size());
+  if (kafka::error_report e = producer_->produce(topic_, out); e.failed())
+    tracker_->refused_at_once(std::move(e));
+}
+
+void kafka_sink::dead_letter(const record_view& in, const invalid_record& why) {
+  const std::string partition = std::to_string(in.partition);
+  const std::string offset = std::to_string(in.offset);
+  std::array<kafka::header_view, 7> reason{{
+      {"streamt.source.topic", in.topic},
+      {"streamt.source.partition", partition},
+      {"streamt.source.offset", offset},
+      {"streamt.error.code", why.error.code},
+      {"streamt.error.message", why.error.message},
+      {"streamt.plan.digest", plan_digest_},
+      {},
+  }};
+  // The lineage header too, last: every record a run writes carries it, so
+  // a reader tracing lineage by it needs no case of its own for the
+  // dead-letter topic (it repeats what the streamt.* headers say).
+  std::size_t headers = reason.size() - 1;
+  if (stamp_) reason[headers++] = stamp_->header(in.partition, in.offset);
+  kafka::outgoing_record out;
+  out.key = in.key;
+  out.value = in.value;
+  out.headers = in.headers;
+  out.headers_of = in.consumed;
+  out.extra_headers = std::span(reason.data(), headers);
+  out.timestamp_ms = in.timestamp.value_or(0);
+  out.opaque = tracker_->producing_dead_letter(in, in.value ? in.value->size() : 0);
+  if (kafka::error_report e = producer_->produce(dead_letter_topic_, out); e.failed())
+    tracker_->refused_at_once(std::move(e));
+}
+
+}  // namespace streamt::engine::driver

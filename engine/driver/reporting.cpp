@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+// What a run tells its operator: the session's decisions worth a line, the
+// commits (a line for the first ones, then one a minute), the metrics after
+// each commit, how the run before this one ended, and the run report with
+// its closing line and last-run.json.
+
+#include "engine/driver/runtime.hpp"
+
+namespace streamt::engine::driver {
+
+using ss::act;
+
+namespace {
+
+// A run's record counts as fields of a line (log_attribute::consumed and
+// after), for the commit summaries and the closing line.
+struct count_fields {
+  const record_counts& counts;
+
+  friend boost::log::record_ostream& operator<<(boost::log::record_ostream& out, const count_fields& f) {
+    return out << log_field(log_attribute::consumed, f.counts.consumed)
+               << log_field(log_attribute::emitted, f.counts.emitted)
+               << log_field(log_attribute::filtered, f.counts.filtered)
+               << log_field(log_attribute::tombstones, f.counts.tombstones)
+               << log_field(log_attribute::dead_lettered, f.counts.dead_lettered);
+  }
+};
+
+// Where an invalid record is and why, as fields of the lines about it.
+struct record_fields {
+  const invalid_record& record;
+
+  friend boost::log::record_ostream& operator<<(boost::log::record_ostream& out, const record_fields& f) {
+    return out << log_field(log_attribute::topic, f.record.topic)
+               << log_field(log_attribute::partition, f.record.partition)
+               << log_field(log_attribute::offset, f.record.offset)
+               << log_field(log_attribute::code, f.record.error.code);
+  }
+};
+
+}  // namespace
+
+// What the session's decision is worth a line in the log for.
+void runtime::log_decision(const ss::action& a) {
+  if (!a.info.empty()) STREAMT_LOG(log_, info) << a.info;
+  if (!a.warning.empty()) {
+    // A dead-letter line is about the record dead-lettered.
+    const std::optional<invalid_record>& about = a.kind == act::dead_letter ? a.dead : a.record;
+    if (about)
+      STREAMT_LOG(log_, warning) << record_fields{*about} << a.warning;
+    else
+      STREAMT_LOG(log_, warning) << a.warning;
+  }
+  if (a.kind == act::commit && a.first_slice)
+    STREAMT_LOG(log_, debug) << "committing transaction " << session_.counters().transactions_committed + 1;
+  if (a.kind == act::abort && a.first_slice) STREAMT_LOG(log_, warning) << "aborting the open transaction";
+}
+
+// What the run before this one, from this state directory, left in
+// last-run.json: how it ended, so an exit 65 seen by no one (no scrape
+// saw the process that found the record) is said again here, and a run
+// that ended without a word (killed) is told apart from a clean stop.
+void runtime::report_previous_run() {
+  const std::optional<run_record>& before = state_->previous_run();
+  if (!before) return;
+  if (!before->ended) {
+    STREAMT_LOG(log_, warning) << "the previous run from this state directory (started " << before->started_at
+                               << ", plan " << before->plan_digest
+                               << ") ended without recording how: it was killed (SIGKILL, out of memory), "
+                                  "crashed or lost its machine; its open transaction, if any, was aborted";
+    return;
+  }
+  std::string line = "the previous run from this state directory (started " + before->started_at + ", plan " +
+                     before->plan_digest + ") ended " + before->ended_at + " with exit " +
+                     std::to_string(before->exit_code) + " (" + before->status;
+  if (!before->stopped_at.empty()) line += " at " + before->stopped_at + ", " + before->reason;
+  line += ")";
+  if (before->exit_code == 0)
+    STREAMT_LOG(log_, info) << line;
+  else
+    STREAMT_LOG(log_, warning) << line;
+}
+
+// A stop signal during start-up, before any transaction: the session ends
+
+// The committed transaction's records and where each owned partition now
+// stands; once per commit, never per record.
+void runtime::report_commit(steady_clock::duration took) {
+  metrics_->committed(session_.last_transaction(), took);
+  for (ss::partition_id p : session_.ledger().owned()) {
+    if (std::optional<ss::offset> ours = session_.ledger().committed_by_us(p)) {
+      const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
+      metrics_->partition_position(tp.topic, tp.partition, ours->value, consumer_->cached_end_offset(tp));
+    }
+  }
+  report_read_positions();
+}
+
+// With no record in hand or pending, every record the consumer delivered
+// is committed, so between a partition's committed offset and the
+// consumer's position lie only offsets that hold no record for a
+// read_committed reader (the markers of an upstream producer's
+// transactions, aborted records): the lag counts from the position. A
+// marker is often taken from the queue only by the poll after the commit,
+// hence also after a poll that brought no record. Quick: no broker call.
+void runtime::report_read_positions() {
+  if (!session_.batch().empty() || !session_.ledger().pending().empty()) return;
+  for (ss::partition_id p : session_.ledger().owned()) {
+    const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
+    if (std::optional<std::int64_t> at = consumer_->position(tp))
+      metrics_->partition_read_to(tp.topic, tp.partition, *at);
+  }
+}
+
+void runtime::log_commit(steady_clock::duration took) {
+  ++commits_;
+  // A line per commit would drown the log at 10 commits/s: log the first
+  // commits, then one summary a minute.
+  const auto now = steady_clock::now();
+  if (commits_ <= 3 || now - last_summary_ >= std::chrono::minutes(1)) {
+    last_summary_ = now;
+    const record_counts& c = session_.counters().counts;
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
+    STREAMT_LOG(log_, info) << log_field(log_attribute::duration_ms, ms) << count_fields(c)
+                            << "committed transaction " << commits_ << " (" << ms << " ms): " << c.consumed
+                            << " consumed, " << c.emitted << " emitted, " << c.filtered << " filtered, "
+                            << c.tombstones << " tombstones so far";
+  }
+}
+
+// Gives up the partitions of a revocation that was ending (librdkafka
+// 2.0.2 cannot close a consumer with a revocation unacknowledged:
+// consumer_close never returns, seen in tools/faults txn_timeout), then
+
+run_report runtime::fail(run_status s, std::string message) const {
+  run_report r;
+  r.status = s;
+  r.message = std::move(message);
+  return r;
+}
+
+run_report runtime::progress(run_report r) const {
+  const ss::progress p = session_.counters();
+  r.counts = p.counts;
+  r.transactions_committed = p.transactions_committed;
+  r.transactions_aborted = p.transactions_aborted;
+  r.commit_retries = p.commit_retries;
+  r.retries = p.retries;
+  r.rewinds = p.rewinds;
+  return r;
+}
+
+run_report runtime::finish(run_report r) {
+  r = progress(std::move(r));
+  // Decided here, once, for every way a run fails (a transactional call,
+  // a fatal error event, a failed poll): what counts is the producer's
+  // fatal error, if it has one.
+  if (r.status == run_status::failed && producer_) {
+    restartable_ = kafka::is_recoverable_by_new_producer(producer_->fatal_cause());
+  }
+  if (r.status == run_status::stopped)
+    STREAMT_LOG(log_, info) << log_field(log_attribute::status, name_of(r.status)) << count_fields(r.counts)
+                            << log_field(log_attribute::transactions_committed, r.transactions_committed)
+                            << "stopped cleanly: " << r.counts.consumed << " consumed, " << r.counts.emitted
+                            << " emitted, " << r.counts.filtered << " filtered, " << r.counts.tombstones
+                            << " tombstones, "
+                            << (r.counts.dead_lettered != 0
+                                    ? std::to_string(r.counts.dead_lettered) + " dead-lettered, "
+                                    : std::string())
+                            << r.transactions_committed << " transactions committed";
+  else if (r.invalid)
+    STREAMT_LOG(log_, error) << log_field(log_attribute::status, name_of(r.status))
+                             << record_fields{*r.invalid} << r.message;
+  else
+    STREAMT_LOG(log_, error) << log_field(log_attribute::status, name_of(r.status)) << r.message;
+  record_end(r);
+  return r;
+}
+
+// How this attempt ended, in the state directory for the next start (an
+// in-process restart's next attempt overwrites it with its own start).
+// Only from a run that committed the directory: a refused start (locked
+// by another process, identity changed) leaves it as it found it.
+void runtime::record_end(const run_report& r) {
+  if (!state_ || !state_->committed()) return;
+  run_record end;
+  end.exit_code = to_int(exit_code_of(r.status));
+  end.status = name_of(r.status);
+  if (r.invalid) {
+    end.stopped_at = position(r.invalid->topic, r.invalid->partition, r.invalid->offset);
+    end.reason = r.invalid->error.code;
+  }
+  if (std::optional<std::string> e = state_->record_end(end))
+    STREAMT_LOG(log_, warning) << "could not record how the run ended in the state directory: " << *e;
+}
+
+}  // namespace streamt::engine::driver

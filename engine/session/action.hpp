@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+// What the session asks the driver to do next (run_session::on's answer),
+// and how a run ended. One action at a time; each names the event that
+// reports its outcome. The start-up's actions come first (start_up.hpp),
+// then the run's.
+
+#include "engine/process_batch.hpp"
+#include "engine/record.hpp"
+#include "engine/run_status.hpp"
+#include "engine/session/positions.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamt::engine::session {
+
+using clock = std::chrono::steady_clock;
+
+enum class act {
+  // start-up (start_up.hpp)
+  prepare,            // check the settings, admit the state directory, make the clients → prepared
+  list_topics,        // the cluster's topic names, within `slice` → topics_listed
+  cap_batches,        // cap batch.size to the written topics' max.message.bytes → batches_capped
+  init_transactions,  // init_transactions for at most `slice` → transactions_initialised
+  create_plan_log,    // create `topic` (the plan log) → plan_log_created
+  read_plan_log,  // read `topic` to its end (`must_exist`: do not wait for it to appear) → plan_log_read
+  append_claim,   // append `claim` to `topic` → claim_appended
+  commit_state,   // write the state directory → state_committed
+  subscribe,      // subscribe to the source topic → subscribed
+  // the run
+  poll,          // take up to max_records; while a transaction is open, wait no longer
+                 //   than commit_at (→ commit_due); records → records_arrived
+  begin,         // begin_transaction → began
+  produce,       // process the first `take` records of the batch → batch_produced
+  dead_letter,   // produce the batch's first record, unchanged, to the dead-letter topic with
+                 //   `dead` as its reason → dead_lettered
+  flush,         // wait for every delivery report → flushed
+  send_offsets,  // send_offsets_to_transaction(ledger().pending()) → offsets_sent
+  commit,        // commit_transaction for at most `slice` → commit_returned
+  abort,         // abort_transaction for at most `slice` → abort_returned
+  rewind,        // seek every owned partition to its committed offset → rewound
+  retry_after,   // wait `delay` → retry_elapsed
+  give_up,       // incremental_unassign(partitions) → given_up
+  close,         // give up `partitions`, leave the group if leave_group; the run is over: outcome()
+};
+
+std::string_view to_string(act a) noexcept;
+inline std::ostream& operator<<(std::ostream& os, act a) { return os << to_string(a); }
+
+struct action {
+  act kind = act::poll;
+  std::size_t max_records = 0;                 // poll
+  std::optional<clock::time_point> commit_at;  // poll, while a transaction is open
+  std::size_t take = 0;                        // produce
+  std::chrono::milliseconds slice{0};          // list_topics, init_transactions, commit, abort
+  bool first_slice = false;                    // commit, abort: the call starts now
+  std::chrono::milliseconds delay{0};          // retry_after
+  bool commit_retry = false;                   // retry_after: of an unknown-outcome commit
+  std::vector<partition_id> partitions;        // give_up, close, rewind (the owned ones)
+  bool leave_group = false;                    // close
+  std::optional<invalid_record> dead;          // dead_letter: why the record is invalid
+  std::string topic;                           // create_plan_log, read_plan_log, append_claim
+  bool must_exist = false;                     // read_plan_log
+  std::string claim;                           // append_claim: the claim record's value
+  // What the decision is worth a line in the log for (the driver logs it).
+  std::string info;
+  std::string warning;
+  // The record the warning is about, for the line's fields (a dead_letter's
+  // is `dead`).
+  std::optional<invalid_record> record;
+};
+
+struct ending {
+  run_status status = run_status::stopped;
+  std::string message;  // for every status but stopped: what happened and what to do
+  std::optional<invalid_record> invalid;
+};
+
+}  // namespace streamt::engine::session

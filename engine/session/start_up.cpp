@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "engine/session/start_up.hpp"
+
+#include "engine/session/refusal.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <variant>
+
+namespace streamt::engine::session {
+
+namespace {
+
+std::string whole_seconds(clock::duration d) {
+  return std::to_string(std::chrono::round<std::chrono::seconds>(d).count()) + " s";
+}
+
+// A topic's ACL or the cluster's (CreateTopics) refused the plan log.
+bool log_refused(const kafka::error_report& e) {
+  const kafka::refused_resource r = kafka::refused_for(e.info.code);
+  return r == kafka::refused_resource::topic || r == kafka::refused_resource::cluster;
+}
+
+// How often a start-up wait for the brokers says it still waits.
+constexpr auto still_waiting_every = std::chrono::seconds(30);
+
+}  // namespace
+
+start_up::start_up(start_config c) : config_(std::move(c)) {}
+
+start_step start_up::ask(act kind) {
+  start_step s;
+  s.next.kind = kind;
+  return s;
+}
+
+start_step start_up::fail(run_status status, std::string message) {
+  phase_ = phase::done;
+  start_step s = ask(act::close);
+  s.end = ending{status, std::move(message), {}};
+  return s;
+}
+
+start_step start_up::begin() {
+  phase_ = phase::preparing;
+  return ask(act::prepare);
+}
+
+std::string_view start_up::where() const noexcept {
+  switch (phase_) {
+    case phase::preparing:
+      return "before the brokers were asked anything";
+    case phase::listing:
+    case phase::pausing:
+      return "before the brokers answered";
+    case phase::capping:
+      return "while reading the topics' limits";
+    case phase::initialising:
+      return "while initialising transactions";
+    case phase::creating_log:
+    case phase::reading_log:
+    case phase::appending:
+      return "while claiming the application in its plan log";
+    case phase::committing:
+    case phase::subscribing:
+      return "before joining the group";
+    case phase::done:
+      return "at the end of start-up";
+  }
+  return "during start-up";
+}
+
+// ---- local checks --------------------------------------------------------------
+
+start_step start_up::on(const prepared& e) {
+  switch (e.refused) {
+    case start_refusal::none:
+      break;
+    case start_refusal::settings:
+    case start_refusal::identity:
+      return fail(run_status::rejected_config, e.message);
+    case start_refusal::state_dir:
+      return fail(run_status::state_dir, e.message);
+  }
+  plan_ = e.plan;
+  instance_id_ = e.instance_id;
+  return list_topics();
+}
+
+// ---- the brokers' topics ----------------------------------------------------------
+
+// Asked in slices of at most call_slice, so that a stop is seen between two
+// (one blocking call for the whole --connect-timeout-ms could not be
+// interrupted: a SIGTERM to an engine whose brokers are unreachable went
+// unanswered for that long), until --connect-timeout-ms from the first.
+start_step start_up::list_topics() {
+  phase_ = phase::listing;
+  start_step s = ask(act::list_topics);
+  s.next.slice = config_.call_slice;
+  return s;
+}
+
+start_step start_up::on(const topics_listed& e) {
+  if (!listing_began_) listing_began_ = e.called;
+  if (e.names) {
+    std::vector<std::string> needed{config_.source_topic, config_.sink_topic};
+    if (!config_.dead_letter_topic.empty()) needed.push_back(config_.dead_letter_topic);
+    for (const std::string& t : needed)
+      if (!e.names->count(t))
+        return fail(
+            run_status::unavailable,
+            // A broker with an authorizer leaves out of the topic list what
+            // the principal may not Describe: the same answer as missing.
+            "topic '" + t + "' does not exist on " + config_.bootstrap_servers +
+                ", or this client's principal may not Describe it (brokers with ACLs list only what it may); "
+                "streamt does not create topics: create it with the partitions and retention you want, or "
+                "grant Describe on it");
+    return after_topics();
+  }
+  last_list_called_ = e.called;
+  last_list_error_ = e.error;
+  const clock::time_point deadline = *listing_began_ + config_.connect_timeout;
+  if (e.now >= deadline)
+    return fail(run_status::unavailable,
+                // A refused TLS handshake or SASL login looks the same here
+                // as an unreachable broker (librdkafka retries both); its
+                // own error line above names the cause.
+                "cannot reach the brokers at " + config_.bootstrap_servers + " within " +
+                    std::to_string(config_.connect_timeout.count() / 1000) + " s: " + e.error.message +
+                    "; check --bootstrap-servers, the network, and the TLS and SASL settings (a failed "
+                    "certificate verification or authentication is logged above by librdkafka)");
+  // A refusal that came back early waits out its slice (no busy loop), and
+  // the next slice ends at the deadline at the latest.
+  phase_ = phase::pausing;
+  start_step s = ask(act::retry_after);
+  const clock::time_point next = std::min(e.called + config_.call_slice, deadline);
+  s.next.delay =
+      std::max(std::chrono::milliseconds(0), std::chrono::ceil<std::chrono::milliseconds>(next - e.now));
+  return s;
+}
+
+start_step start_up::waited() {
+  start_step s = list_topics();
+  const clock::time_point deadline = *listing_began_ + config_.connect_timeout;
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(deadline - last_list_called_) - config_.call_slice;
+  s.next.slice = std::clamp(left, std::chrono::milliseconds(1), config_.call_slice);
+  return s;
+}
+
+start_step start_up::after_topics() {
+  if (!config_.cap_batches) return init_transactions();
+  phase_ = phase::capping;
+  return ask(act::cap_batches);
+}
+
+start_step start_up::on(const batches_capped& e) {
+  if (!e.refused.empty()) return fail(run_status::rejected_config, e.refused);
+  return init_transactions();
+}
+
+// ---- transactions ------------------------------------------------------------------
+
+// init_transactions fences any older instance with our transactional id and
+// resolves a transaction it left open, before anything is consumed. In
+// slices: a slice that ends with the call under way returns a timeout, and
+// the next call takes it up where it was (librdkafka's transactional calls
+// resume after a timeout). The brokers answered the topic list, so a call
+// that gets no answer is waited for as a running engine waits, up to
+// --stall-timeout-ms: before the slices, one call waited 120 s and was
+// tried five times, whatever the user had set, and a stop was not seen
+// until it returned.
+start_step start_up::init_transactions(std::string warning) {
+  phase_ = phase::initialising;
+  start_step s = ask(act::init_transactions);
+  s.next.slice = config_.call_slice;
+  s.next.warning = std::move(warning);
+  return s;
+}
+
+std::optional<std::string> start_up::refusal(const kafka::error_report& e, std::string_view call) const {
+  return refusal_line(e.info.code, std::string(call) + ": " + e.message, config_.source_topic,
+                      config_.sink_topic, config_.application_id);
+}
+
+start_step start_up::on(const transactions_initialised& e) {
+  if (!init_began_) init_began_ = e.called;
+  if (!e.result.failed()) return claim();
+  if (std::optional<std::string> line = refusal(e.result, "init_transactions"))
+    return fail(run_status::unavailable, std::move(*line));
+  const bool no_answer =
+      kafka::is_timed_out(e.result.info.code) || e.result.what() == kafka::condition::retriable;
+  if (!no_answer)
+    return fail(run_status::unavailable,
+                "the broker refused transactions (init_transactions: " + e.result.message +
+                    "); exactly-once needs a broker with transactions enabled and "
+                    "transaction.state.log.min.isr satisfiable");
+  const clock::duration waited = e.now - *init_began_;
+  if (waited >= config_.stall_timeout)
+    return fail(run_status::unavailable,
+                "the brokers have not completed init_transactions for " + whole_seconds(waited) +
+                    " (the stall timeout, --stall-timeout-ms): " + e.result.message +
+                    "; check that the brokers are up and that the transaction coordinator (the leader of "
+                    "the __transaction_state partition of this transactional id) is available");
+  std::string warning;
+  // A slice that ended with the call under way is no news; a wait that
+  // lasts is, every 30 s, and so is a retriable error of the brokers'.
+  const bool slice_ended = kafka::is_timed_out(e.result.info.code);
+  if (!slice_ended || (waited >= std::chrono::seconds(5) &&
+                       (!init_warned_ || e.now - *init_warned_ >= still_waiting_every))) {
+    init_warned_ = e.now;
+    warning = slice_ended
+                  ? "the brokers have not completed init_transactions for " + whole_seconds(waited) + ": " +
+                        e.result.message + "; still waiting, up to " + whole_seconds(config_.stall_timeout) +
+                        " (--stall-timeout-ms; stop it with SIGTERM)"
+                  : "init_transactions: " + e.result.message + " (retrying)";
+  }
+  return init_transactions(std::move(warning));
+}
+
+// ---- the plan log ---------------------------------------------------------------
+
+// Before anything is consumed, this plan must hold the application id in
+// its plan log (claims.hpp): read the log to its end, and write a claim
+// where succession allows one, then read it again, until this plan stands
+// or is refused. A few rounds at most: each lost round means another
+// instance's claim came first, and the next round decides against it.
+start_step start_up::claim() {
+  if (!config_.claim_plans) return commit_state();
+  phase_ = phase::creating_log;
+  start_step s = ask(act::create_plan_log);
+  s.next.topic = plan_log_topic(config_.application_id);
+  return s;
+}
+
+namespace {
+std::string grant_log(const std::string& topic) {
+  return ". Grant its principal Read, Write and Describe on topic '" + topic +
+         "', and Create on it unless an administrator creates it (1 partition, retention.ms=-1)";
+}
+}  // namespace
+
+start_step start_up::on(const plan_log_created& e) {
+  const std::string topic = plan_log_topic(config_.application_id);
+  // A principal without Create may still read and write a plan log an
+  // administrator made; only a log that is missing too ends the start.
+  create_refused_ = log_refused(e.result);
+  if (e.result.failed() && !create_refused_) {
+    return fail(run_status::unavailable, "the plan log " + topic + ": " + e.result.message);
+  }
+  create_error_ = e.result.message;
+  return read_log();
+}
+
+start_step start_up::read_log() {
+  phase_ = phase::reading_log;
+  ++rounds_;
+  start_step s = ask(act::read_plan_log);
+  s.next.topic = plan_log_topic(config_.application_id);
+  s.next.must_exist = create_refused_;
+  return s;
+}
+
+start_step start_up::on(const plan_log_read& e) {
+  const std::string topic = plan_log_topic(config_.application_id);
+  if (!e.log) {
+    if (create_refused_ && kafka::is_unknown_topic_or_partition(e.error.info.code))
+      return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic +
+                                               ": it does not exist, and creating it was refused (" +
+                                               create_error_ + ")" + grant_log(topic));
+    if (log_refused(e.error))
+      return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic + ": " +
+                                               e.error.message + grant_log(topic));
+    return fail(run_status::unavailable, "the plan log " + topic + ": " + e.error.message);
+  }
+  const std::optional<logged_claim> standing = standing_claim(claims_in(*e.log));
+  auto step = next_claim_step(config_.application_id, topic, standing, plan_, instance_id_);
+  if (auto* refused = std::get_if<succession_refused>(&step))
+    return fail(run_status::rejected_config, std::move(refused->message));
+  if (auto* stands = std::get_if<plan_stands>(&step)) {
+    start_step s = commit_state();
+    s.next.info = "plan " + plan_.digest + " holds " + config_.application_id + " in its plan log " + topic +
+                  " (claimed at offset " + std::to_string(stands->since) + ")";
+    return s;
+  }
+  if (rounds_ > config_.max_claim_rounds)
+    return fail(run_status::unavailable,
+                "the plan log " + topic + ": this plan's claim lost " +
+                    std::to_string(config_.max_claim_rounds) +
+                    " times in a row to other instances' claims; restart to try again");
+  write_claim& w = std::get<write_claim>(step);
+  phase_ = phase::appending;
+  start_step s = ask(act::append_claim);
+  s.next.topic = topic;
+  s.next.claim = to_claim_record(w.claim);
+  s.next.info = std::move(w.note);
+  pending_replaces_ = w.claim.replaces;
+  return s;
+}
+
+start_step start_up::on(const claim_appended& e) {
+  const std::string topic = plan_log_topic(config_.application_id);
+  if (!e.at) {
+    if (log_refused(e.error))
+      return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic + ": " +
+                                               e.error.message + grant_log(topic));
+    return fail(run_status::unavailable, "the plan log " + topic + ": " + e.error.message);
+  }
+  start_step s = read_log();
+  s.next.info = "claimed " + config_.application_id + " for plan " + plan_.digest + " at offset " +
+                std::to_string(*e.at) + " of " + topic +
+                (pending_replaces_.empty() ? std::string() : ", replacing plan " + pending_replaces_);
+  return s;
+}
+
+// ---- admitted ---------------------------------------------------------------------
+
+// Kafka has admitted the run: only now is the state directory written, so a
+// start refused before this point leaves it as it found it.
+start_step start_up::commit_state() {
+  phase_ = phase::committing;
+  return ask(act::commit_state);
+}
+
+start_step start_up::on(const state_committed& e) {
+  if (!e.error.empty()) return fail(run_status::state_dir, e.error);
+  phase_ = phase::subscribing;
+  return ask(act::subscribe);
+}
+
+start_step start_up::on(const subscribed& e) {
+  if (e.result.failed()) return fail(run_status::failed, "subscribe: " + e.result.message);
+  phase_ = phase::done;
+  start_step s;
+  s.running = true;
+  s.next.info = "joined group " + config_.application_id + "; waiting for partitions";
+  return s;
+}
+
+}  // namespace streamt::engine::session

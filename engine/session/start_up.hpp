@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#pragma once
+// How a run starts, step by step, sans-io like the rest of the session
+// (test/unit/session/start_up_tests.cpp). The driver performs each step and
+// reports what came of it; this part decides what comes next, how long a
+// wait for the brokers may last, and which status a refused start ends with:
+//
+//   prepare            settings checked, the state directory admitted, the
+//                      clients made (nothing reaches a broker)
+//   list_topics        in slices, until the brokers answer or
+//                      --connect-timeout-ms has passed
+//   cap_batches        batch.size capped to the topics' max.message.bytes
+//   init_transactions  in slices: a stop is seen within one, and once the
+//                      brokers have answered the start waits for them as a
+//                      running engine does, up to --stall-timeout-ms
+//   plan log           created, read, claimed and read again (claims.hpp),
+//                      a few rounds at most
+//   commit_state       the state directory written, now that Kafka admitted
+//                      the start
+//   subscribe          the group joined: the run begins
+//
+// A stop signal at any step ends the start there, cleanly: nothing is open
+// and no group was joined (run_session::handle(stop_seen)); where() names
+// the step for the line that says so.
+
+#include "engine/session/action.hpp"
+#include "engine/session/claims.hpp"
+#include "engine/session/succession.hpp"
+#include "kafka/error.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamt::engine::session {
+
+struct start_config {
+  std::string application_id;
+  std::string source_topic;
+  std::string sink_topic;
+  std::string dead_letter_topic;  // empty: the plan stops at an invalid record
+  std::string bootstrap_servers;  // for the messages
+  std::chrono::milliseconds connect_timeout{30000};
+  std::chrono::milliseconds stall_timeout{300000};
+  // The longest a start-up call blocks, so that a stop is seen between two.
+  std::chrono::milliseconds call_slice{1000};
+  bool cap_batches = true;
+  bool claim_plans = true;
+  // Rounds of claim-and-read before giving up (each lost round means
+  // another instance's claim came first, decided against in the next).
+  int max_claim_rounds = 5;
+};
+
+// ---- events ----------------------------------------------------------------
+
+// What the local checks found before any broker was asked. A refusal names
+// what was refused; the session chooses the status.
+enum class start_refusal {
+  none,
+  settings,   // client settings, a secret reference, the lineage header, a client refused them
+  state_dir,  // locked, unreadable, unwritable
+  identity,   // the state directory belongs to another application, or its output changed
+};
+struct prepared {
+  start_refusal refused = start_refusal::none;
+  std::string message;  // what was refused, and what to do
+  our_plan plan;        // with the state directory's last plan
+  std::string instance_id;
+};
+struct topics_listed {
+  std::optional<std::set<std::string>> names;  // nullopt: not answered (`error` says why)
+  kafka::error_report error;
+  clock::time_point called;
+  clock::time_point now;
+};
+struct batches_capped {
+  std::string refused;  // a producer with the capped batch.size could not be made: why
+};
+struct transactions_initialised {
+  kafka::error_report result;
+  clock::time_point called;
+  clock::time_point now;
+};
+struct plan_log_created {
+  kafka::error_report result;
+};
+struct plan_log_read {
+  std::optional<std::vector<kafka::log_record>> log;  // nullopt: `error` says why
+  kafka::error_report error;
+};
+struct claim_appended {
+  std::optional<std::int64_t> at;  // the claim's offset; nullopt: `error` says why
+  kafka::error_report error;
+};
+struct state_committed {
+  std::string error;  // empty: written
+};
+struct subscribed {
+  kafka::error_report result;
+};
+
+// ---- the part ----------------------------------------------------------------
+
+// What a start-up event leads to: the next action, or the end of the run
+// (`end`, with `next` the close), or the run itself (`running`).
+struct start_step {
+  action next;
+  std::optional<ending> end;
+  bool running = false;
+};
+
+class start_up {
+ public:
+  explicit start_up(start_config c);
+
+  start_step begin();
+  start_step on(const prepared& e);
+  start_step on(const topics_listed& e);
+  start_step waited();  // the pause between two topic lists ended
+  start_step on(const batches_capped& e);
+  start_step on(const transactions_initialised& e);
+  start_step on(const plan_log_created& e);
+  start_step on(const plan_log_read& e);
+  start_step on(const claim_appended& e);
+  start_step on(const state_committed& e);
+  start_step on(const subscribed& e);
+
+  // The step under way, for the line a stop during start-up gets.
+  std::string_view where() const noexcept;
+  // This plan and instance, once prepared: what succession compares each
+  // partition's lineage with.
+  const our_plan& plan() const noexcept { return plan_; }
+  const std::string& instance_id() const noexcept { return instance_id_; }
+
+ private:
+  enum class phase {
+    preparing,
+    listing,
+    pausing,
+    capping,
+    initialising,
+    creating_log,
+    reading_log,
+    appending,
+    committing,
+    subscribing,
+    done,
+  };
+
+  start_step list_topics();
+  start_step after_topics();
+  start_step init_transactions(std::string warning = {});
+  start_step claim();
+  start_step read_log();
+  start_step commit_state();
+  start_step ask(act kind);
+  start_step fail(run_status s, std::string message);
+  std::optional<std::string> refusal(const kafka::error_report& e, std::string_view call) const;
+
+  start_config config_;
+  phase phase_ = phase::preparing;
+  our_plan plan_;
+  std::string instance_id_;
+  // The first topic list was asked then: --connect-timeout-ms counts from it.
+  std::optional<clock::time_point> listing_began_;
+  clock::time_point last_list_called_{};
+  kafka::error_report last_list_error_;
+  // init_transactions: its first slice, and its last warning line.
+  std::optional<clock::time_point> init_began_;
+  std::optional<clock::time_point> init_warned_;
+  // The plan log: creating it was refused (an administrator may have made
+  // it), and the claim rounds so far.
+  bool create_refused_ = false;
+  std::string create_error_;
+  int rounds_ = 0;
+  std::string pending_replaces_;  // the plan the claim being appended replaces
+};
+
+}  // namespace streamt::engine::session

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "engine/session/session.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+// engine/session/start_up.hpp through run_session, step by step: the order of
+// the start-up's steps, how long each waits for the brokers, the status a
+// refused start ends with, and a stop at every step (a clean end, exit 0,
+// with a line that names the step).
+
+namespace ss = streamt::engine::session;
+namespace k = streamt::kafka;
+using ss::act;
+using streamt::engine::run_status;
+using namespace std::chrono_literals;
+
+namespace {
+
+k::error_report ok() { return {}; }
+k::error_report slice_ended() {
+  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "Local: Timed out"};
+}
+k::error_report all_brokers_down() {
+  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TRANSPORT), "Local: Broker transport failure"};
+}
+
+constexpr ss::stop_facts graceful{.requested = true, .terminal = false, .deadline = false};
+
+ss::config start_config() {
+  ss::config c;
+  c.application_id = "orders-app";
+  c.source_topic = "orders";
+  c.sink_topic = "big-orders";
+  c.stall_timeout = 20s;
+  c.start.bootstrap_servers = "127.0.0.1:9092";
+  c.start.connect_timeout = 10s;
+  return c;
+}
+
+ss::our_plan our_plan() {
+  ss::our_plan p;
+  p.digest = "sha256:" + std::string(64, 'a');
+  p.output_shape = "sha256:" + std::string(64, 'b');
+  return p;
+}
+
+// A start-up and the driver's side of it: `now` is the test's clock.
+struct start {
+  ss::run_session s;
+  ss::clock::time_point now = ss::clock::time_point{} + 1h;
+  std::vector<k::log_record> plan_log;
+  ss::action last;  // the action in hand
+
+  explicit start(ss::config c = start_config()) : s(std::move(c)) {}
+
+  ss::action begin() { return s.on(ss::starting{}); }
+  ss::action prepared() {
+    ss::prepared p;
+    p.plan = our_plan();
+    p.instance_id = "i-1";
+    return s.on(p);
+  }
+  ss::action listed(std::set<std::string> names = {"orders", "big-orders"}) {
+    const auto called = now;
+    now += 3ms;
+    return s.on(ss::topics_listed{std::move(names), {}, called, now});
+  }
+  ss::action unanswered_list(std::chrono::milliseconds took = 1000ms) {
+    const auto called = now;
+    now += took;
+    return s.on(ss::topics_listed{std::nullopt, all_brokers_down(), called, now});
+  }
+  ss::action initialised(k::error_report e, std::chrono::milliseconds took = 1000ms) {
+    const auto called = now;
+    now += took;
+    return s.on(ss::transactions_initialised{std::move(e), called, now});
+  }
+  ss::action log_read() { return s.on(ss::plan_log_read{plan_log, {}}); }
+
+  // Up to init_transactions, with a healthy cluster.
+  ss::action to_init() {
+    BOOST_TEST_REQUIRE(begin().kind == act::prepare);
+    BOOST_TEST_REQUIRE(prepared().kind == act::list_topics);
+    BOOST_TEST_REQUIRE(listed().kind == act::cap_batches);
+    const ss::action init = s.on(ss::batches_capped{});
+    BOOST_TEST_REQUIRE(init.kind == act::init_transactions);
+    return init;
+  }
+
+  // The claim appended: the plan log holds it, at the next offset.
+  ss::action appended(const ss::action& append) {
+    BOOST_TEST_REQUIRE(append.kind == act::append_claim);
+    const std::int64_t at = static_cast<std::int64_t>(plan_log.size());
+    plan_log.push_back({at, "orders-app", append.claim});
+    return s.on(ss::claim_appended{at, {}});
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(start_up)
+
+BOOST_AUTO_TEST_CASE(a_start_checks_topics_initialises_transactions_claims_the_plan_and_then_polls) {
+  start t;
+  const ss::action init = t.to_init();
+  BOOST_TEST(init.slice == 1000ms);
+  const ss::action create = t.initialised(ok(), 40ms);
+  BOOST_TEST_REQUIRE(create.kind == act::create_plan_log);
+  BOOST_TEST(create.topic == "orders-app-streamt-plans");
+  const ss::action read = t.s.on(ss::plan_log_created{ok()});
+  BOOST_TEST_REQUIRE(read.kind == act::read_plan_log);
+  BOOST_TEST(!read.must_exist);
+  const ss::action reread = t.appended(t.log_read());
+  BOOST_TEST_REQUIRE(reread.kind == act::read_plan_log);
+  BOOST_TEST(reread.info.find("claimed orders-app for plan sha256:aaa") == 0);
+  const ss::action commit_state = t.log_read();
+  BOOST_TEST_REQUIRE(commit_state.kind == act::commit_state);
+  BOOST_TEST(commit_state.info.find("holds orders-app in its plan log orders-app-streamt-plans") !=
+             std::string::npos);
+  BOOST_TEST_REQUIRE(t.s.on(ss::state_committed{}).kind == act::subscribe);
+  const ss::action poll = t.s.on(ss::subscribed{ok()});
+  BOOST_TEST(poll.kind == act::poll);
+  BOOST_TEST(poll.info == "joined group orders-app; waiting for partitions");
+  BOOST_TEST(t.s.plan().digest == our_plan().digest);
+}
+
+BOOST_AUTO_TEST_CASE(
+    without_the_batch_cap_and_the_plan_log_a_start_goes_from_topics_to_transactions_to_the_state) {
+  ss::config c = start_config();
+  c.start.cap_batches = false;
+  c.start.claim_plans = false;
+  start t(c);
+  t.begin();
+  t.prepared();
+  BOOST_TEST_REQUIRE(t.listed().kind == act::init_transactions);
+  BOOST_TEST(t.initialised(ok()).kind == act::commit_state);
+}
+
+BOOST_AUTO_TEST_CASE(refused_local_checks_end_the_start_with_the_status_of_what_was_refused) {
+  const std::vector<std::pair<ss::start_refusal, run_status>> cases{
+      {ss::start_refusal::settings, run_status::rejected_config},
+      {ss::start_refusal::identity, run_status::rejected_config},
+      {ss::start_refusal::state_dir, run_status::state_dir},
+  };
+  for (const auto& [why, status] : cases) {
+    start t;
+    t.begin();
+    ss::prepared p;
+    p.refused = why;
+    p.message = "refused because";
+    const ss::action close = t.s.on(p);
+    BOOST_TEST(close.kind == act::close);
+    BOOST_TEST(!close.leave_group);
+    BOOST_TEST((t.s.outcome().status == status));
+    BOOST_TEST(t.s.outcome().message == "refused because");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(unanswered_topic_lists_are_asked_again_each_second_until_the_connect_timeout) {
+  start t;
+  t.begin();
+  t.prepared();
+  int asked = 1;
+  for (;;) {
+    const ss::action a = t.unanswered_list();
+    if (a.kind == act::close) break;
+    BOOST_TEST_REQUIRE(a.kind == act::retry_after);
+    BOOST_TEST(a.delay == 0ms);  // the slice was waited out already
+    const ss::action again = t.s.on(ss::retry_elapsed{});
+    BOOST_TEST_REQUIRE(again.kind == act::list_topics);
+    BOOST_TEST(again.slice <= 1000ms);
+    ++asked;
+  }
+  BOOST_TEST(asked == 10);  // --connect-timeout-ms 10000, in slices of a second
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message.find("cannot reach the brokers at 127.0.0.1:9092 within 10 s") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_refusal_that_comes_back_early_waits_out_its_slice) {
+  start t;
+  t.begin();
+  t.prepared();
+  const ss::action pause = t.unanswered_list(20ms);
+  BOOST_TEST_REQUIRE(pause.kind == act::retry_after);
+  BOOST_TEST(pause.delay == 980ms);
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_topic_ends_the_start_with_unavailable_and_names_it) {
+  start t;
+  t.begin();
+  t.prepared();
+  const ss::action close = t.listed({"orders"});
+  BOOST_TEST(close.kind == act::close);
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message.find("topic 'big-orders' does not exist on 127.0.0.1:9092") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_dead_letter_plan_needs_its_dead_letter_topic_too) {
+  ss::config c = start_config();
+  c.dead_letter_topic = "orders-dlq";
+  start t(c);
+  t.begin();
+  t.prepared();
+  BOOST_TEST(t.listed().kind == act::close);
+  BOOST_TEST(t.s.outcome().message.find("topic 'orders-dlq' does not exist") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_producer_the_batch_cap_cannot_make_ends_the_start_with_a_configuration_error) {
+  start t;
+  t.begin();
+  t.prepared();
+  t.listed();
+  BOOST_TEST(t.s.on(ss::batches_capped{"batch.size: out of range"}).kind == act::close);
+  BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
+}
+
+// The brokers vanish while init_transactions runs (tools/faults: a broker
+// killed 0.3 s after the start): each slice returns a timeout, the session
+// asks again, says once it still waits, and fails at the stall timeout.
+BOOST_AUTO_TEST_CASE(
+    init_transactions_without_an_answer_is_asked_again_until_the_stall_timeout_then_unavailable) {
+  start t;
+  t.to_init();
+  int warnings = 0;
+  int slices = 0;
+  for (;;) {
+    const ss::action a = t.initialised(slice_ended());
+    ++slices;
+    if (a.kind == act::close) break;
+    BOOST_TEST_REQUIRE(a.kind == act::init_transactions);
+    if (!a.warning.empty()) {
+      ++warnings;
+      BOOST_TEST(a.warning.find("the brokers have not completed init_transactions for") == 0);
+    }
+  }
+  BOOST_TEST(slices == 20);   // --stall-timeout-ms 20000
+  BOOST_TEST(warnings == 1);  // at 5 s; the next would be at 35 s
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message.find("the brokers have not completed init_transactions for 20 s") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_while_init_transactions_waits_for_lost_brokers_ends_the_start_cleanly) {
+  start t;
+  t.to_init();
+  for (int i = 0; i < 5; ++i) BOOST_TEST_REQUIRE(t.initialised(slice_ended()).kind == act::init_transactions);
+  const ss::action close = t.s.on(ss::stop_seen{graceful});
+  BOOST_TEST(close.kind == act::close);
+  BOOST_TEST(!close.leave_group);
+  BOOST_TEST(
+      close.info ==
+      "stopping: a stop signal arrived during start-up (while initialising transactions); no transaction "
+      "was opened");
+  BOOST_TEST((t.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_retriable_init_transactions_error_is_logged_and_asked_again) {
+  start t;
+  t.to_init();
+  const ss::action again = t.initialised(
+      {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS), "loading"}, 10ms);
+  BOOST_TEST(again.kind == act::init_transactions);
+  BOOST_TEST(again.warning == "init_transactions: loading (retrying)");
+}
+
+BOOST_AUTO_TEST_CASE(an_acl_refusal_of_init_transactions_ends_the_start_with_what_to_grant) {
+  start t;
+  t.to_init();
+  t.initialised({k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+                 "Transactional Id authorization failed"});
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(
+      t.s.outcome().message.find("Grant its principal Write and Describe on the transactional ids with "
+                                 "prefix 'orders-app-'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_broker_without_transactions_ends_the_start_with_what_it_needs) {
+  start t;
+  t.to_init();
+  t.initialised({k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION), "unsupported"});
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message.find("the broker refused transactions") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(
+    a_plan_log_that_may_not_be_created_and_does_not_exist_ends_the_start_with_what_to_grant) {
+  start t;
+  t.to_init();
+  t.initialised(ok());
+  const ss::action read = t.s.on(ss::plan_log_created{
+      {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED), "create refused"}});
+  BOOST_TEST_REQUIRE(read.kind == act::read_plan_log);
+  BOOST_TEST(read.must_exist);
+  t.s.on(ss::plan_log_read{
+      std::nullopt, {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "unknown topic"}});
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message.find("it does not exist, and creating it was refused (create refused)") !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_plan_log_held_by_an_unrelated_plan_refuses_the_start) {
+  start t;
+  t.to_init();
+  t.initialised(ok());
+  t.s.on(ss::plan_log_created{ok()});
+  ss::plan_claim theirs{{"sha256:" + std::string(64, 'c'), "i-9", "sha256:" + std::string(64, 'd'), {}}, {}};
+  t.plan_log.push_back({0, "orders-app", ss::to_claim_record(theirs)});
+  BOOST_TEST(t.log_read().kind == act::close);
+  BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
+}
+
+BOOST_AUTO_TEST_CASE(a_state_directory_that_cannot_be_written_and_a_failed_subscribe_end_the_start) {
+  ss::config c = start_config();
+  c.start.cap_batches = false;
+  c.start.claim_plans = false;
+  {
+    start t(c);
+    t.begin();
+    t.prepared();
+    t.listed();
+    t.initialised(ok());
+    BOOST_TEST(t.s.on(ss::state_committed{"disk full"}).kind == act::close);
+    BOOST_TEST((t.s.outcome().status == run_status::state_dir));
+  }
+  {
+    start t(c);
+    t.begin();
+    t.prepared();
+    t.listed();
+    t.initialised(ok());
+    t.s.on(ss::state_committed{});
+    t.s.on(ss::subscribed{{k::txn_error_info::plain(RD_KAFKA_RESP_ERR__INVALID_ARG), "bad topic"}});
+    BOOST_TEST((t.s.outcome().status == run_status::failed));
+    BOOST_TEST(t.s.outcome().message == "subscribe: bad topic");
+  }
+}
+
+// A stop can arrive before any step of the start-up: each ends the run at
+// once, cleanly, with a line that names the step.
+BOOST_AUTO_TEST_CASE(a_stop_before_any_start_up_step_ends_the_run_cleanly_and_names_the_step) {
+  using step = std::function<ss::action(start&)>;
+  const std::vector<std::pair<std::string, std::vector<step>>> stops{
+      {"before the brokers were asked anything", {}},
+      {"before the brokers answered", {[](start& t) { return t.prepared(); }}},
+      {"before the brokers answered",
+       {[](start& t) { return t.prepared(); }, [](start& t) { return t.unanswered_list(); }}},
+      {"while reading the topics' limits",
+       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); }}},
+      {"while initialising transactions",
+       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
+        [](start& t) { return t.s.on(ss::batches_capped{}); }}},
+      {"while claiming the application in its plan log",
+       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
+        [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); }}},
+      {"while claiming the application in its plan log",
+       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
+        [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); },
+        [](start& t) { return t.s.on(ss::plan_log_created{ok()}); }}},
+      {"while claiming the application in its plan log",
+       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
+        [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); },
+        [](start& t) { return t.s.on(ss::plan_log_created{ok()}); }, [](start& t) { return t.log_read(); }}},
+      {"before joining the group",
+       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
+        [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); },
+        [](start& t) { return t.s.on(ss::plan_log_created{ok()}); }, [](start& t) { return t.log_read(); },
+        [](start& t) { return t.appended(t.last); }, [](start& t) { return t.log_read(); }}},
+  };
+  for (const auto& [where, steps] : stops) {
+    start t;
+    t.last = t.begin();
+    for (const step& st : steps) {
+      BOOST_TEST_REQUIRE(t.last.kind != act::close);
+      t.last = st(t);
+    }
+    const ss::action close = t.s.on(ss::stop_seen{graceful});
+    BOOST_TEST(close.kind == act::close);
+    BOOST_TEST(!close.leave_group);
+    BOOST_TEST(close.info.find("(" + where + ")") != std::string::npos, close.info << " names " << where);
+    BOOST_TEST((t.s.outcome().status == run_status::stopped));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
