@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
+#define BOOST_TEST_MODULE session
+#include <boost/test/unit_test.hpp>
+
 #include "engine/session/session.hpp"
 
 #include "records.hpp"
-
-#define BOOST_TEST_MODULE session
-#include <boost/test/unit_test.hpp>
+#include "steps.hpp"
 
 #include <chrono>
 
@@ -16,163 +17,8 @@
 // harness's scenarios (tools/faults), one case each, as they reach the
 // session when the fault happens.
 
-namespace ss = streamt::engine::session;
-namespace k = streamt::kafka;
-using ss::act;
-using streamt::engine::batch_result;
-using streamt::engine::invalid_record;
-using streamt::engine::record_counts;
-using streamt::engine::record_view;
-using streamt::engine::run_status;
+using namespace streamt::test::steps;
 using streamt::test::records;
-using namespace std::chrono_literals;
-
-namespace {
-
-k::error_report ok() { return {}; }
-k::error_report timed_out() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "timed out"};
-}
-// librdkafka's answer when a commit or abort slice ends with the call under
-// way, and when the whole call timed out: the same retriable timeout.
-k::error_report slice_ended() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "slice ended"};
-}
-k::error_report coordinator_moved() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), "coordinator moved"};
-}
-k::error_report abortable(rd_kafka_resp_err_t code = RD_KAFKA_RESP_ERR__MSG_TIMED_OUT) {
-  return {k::txn_error_info::abortable_error(code), "abortable"};
-}
-k::error_report fenced() {
-  return {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED), "fenced by a newer epoch"};
-}
-k::error_report too_large() {
-  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE), "Broker: Message size too large"};
-}
-
-constexpr ss::stop_facts graceful{.requested = true, .terminal = false, .deadline = false};
-constexpr ss::stop_facts terminal{.requested = true, .terminal = true, .deadline = false};
-constexpr ss::stop_facts deadline{.requested = true, .terminal = true, .deadline = true};
-
-ss::config config_with(std::chrono::milliseconds interval = 100ms) {
-  ss::config c;
-  c.application_id = "orders-app";
-  c.source_topic = "orders";
-  c.sink_topic = "big-orders";
-  c.commit_interval = interval;
-  return c;
-}
-
-// A run's session and the driver's side of it, one event at a time: `now` is
-// the test's clock, `batch` the records in hand.
-struct run {
-  ss::run_session s;
-  ss::clock::time_point now = ss::clock::time_point{} + 1h;
-  std::vector<record_view> batch;
-
-  explicit run(ss::config c = config_with()) : s(std::move(c)) {}
-
-  // Started and owning `partitions`: the session asks to poll.
-  ss::action owning(std::vector<std::int32_t> partitions) {
-    BOOST_TEST_REQUIRE(s.on(ss::started{}).kind == act::poll);
-    std::vector<ss::partition_id> ids;
-    for (std::int32_t p : partitions) ids.push_back({p});
-    return s.on(ss::assigned{ids});
-  }
-
-  ss::action arrive(std::initializer_list<std::pair<std::int32_t, std::int64_t>> at) {
-    batch = records(at);
-    return s.on(ss::records_arrived{batch, now});
-  }
-
-  // Performs a produce action: every record it takes emits one output of
-  // `size` bytes (announced to the sink tracker, as the producer adapter
-  // does), unless `invalid_at` stops the batch there.
-  ss::action produce(const ss::action& a, std::optional<std::size_t> invalid_at = std::nullopt,
-                     std::size_t size = 10) {
-    BOOST_TEST_REQUIRE(a.kind == act::produce);
-    batch_result r;
-    r.handled = std::min(a.take, invalid_at.value_or(a.take));
-    // The session's batch, as the driver takes it: what arrived less what
-    // the session dropped.
-    const std::span<const record_view> in_hand = s.batch();
-    for (std::size_t i = 0; i < r.handled; ++i) s.sink().producing(in_hand[i], size);
-    if (invalid_at) {
-      streamt::diagnostic d;
-      d.phase = streamt::phase::record;
-      d.code = "type_mismatch";
-      d.message = "column 'amount' expects BIGINT";
-      const record_view& v = in_hand[*invalid_at];
-      r.invalid = invalid_record{std::string(v.topic), v.partition, v.offset, d};
-    }
-    record_counts counts;
-    counts.consumed = r.handled;
-    counts.emitted = r.handled;
-    return s.on(ss::batch_produced{r, counts, now});
-  }
-
-  // Records arrive in an idle run: begun, produced; the session polls again.
-  ss::action open_with(std::initializer_list<std::pair<std::int32_t, std::int64_t>> at) {
-    BOOST_TEST_REQUIRE(arrive(at).kind == act::begin);
-    const ss::action produce_it = s.on(ss::began{ok(), now});
-    return produce(produce_it);
-  }
-
-  ss::action commit_returns(k::error_report e, std::chrono::milliseconds took = 5ms) {
-    const auto called = now;
-    now += took;
-    return s.on(ss::commit_returned{std::move(e), called, now});
-  }
-
-  ss::action abort_returns(k::error_report e, std::chrono::milliseconds took = 5ms) {
-    const auto called = now;
-    now += took;
-    return s.on(ss::abort_returned{std::move(e), called, now});
-  }
-
-  // The commit interval ended: offsets sent, commit called; the outcome is
-  // the caller's.
-  void to_commit() {
-    BOOST_TEST_REQUIRE(s.on(ss::commit_due{}).kind == act::send_offsets);
-    const ss::action c = s.on(ss::offsets_sent{ok()});
-    BOOST_TEST_REQUIRE(c.kind == act::commit);
-    BOOST_TEST(c.first_slice);
-  }
-
-  // The transaction's record `index` was refused for good (too large): the
-  // commit fails, the transaction is aborted and rewound, and `at` arrive
-  // again in a new transaction.
-  void refused_for_good_and_taken_again(std::uint64_t index,
-                                        std::initializer_list<std::pair<std::int32_t, std::int64_t>> at) {
-    s.sink().delivery_failed((std::uint64_t{1} << 32) | index, too_large());
-    to_commit();
-    BOOST_TEST_REQUIRE(commit_returns(abortable(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)).kind == act::abort);
-    BOOST_TEST_REQUIRE(abort_returns(ok()).kind == act::rewind);
-    BOOST_TEST_REQUIRE(s.on(ss::rewound{ok()}).kind == act::poll);
-    BOOST_TEST_REQUIRE(arrive(at).kind == act::begin);
-  }
-
-  // With the records before an unproducible one sent: they commit, and the
-  // run ends at that record with `code`.
-  void commits_and_stops_at(std::string_view code, std::int64_t at) {
-    BOOST_TEST_REQUIRE(s.on(ss::offsets_sent{ok()}).kind == act::commit);
-    BOOST_TEST_REQUIRE(commit_returns(ok()).kind == act::close);
-    const ss::ending e = s.outcome();
-    BOOST_TEST((e.status == run_status::invalid_record));
-    BOOST_TEST_REQUIRE(e.invalid.has_value());
-    BOOST_TEST(e.invalid->error.code == code);
-    BOOST_TEST(e.invalid->offset == at);
-    BOOST_TEST(committed(0) == at);
-  }
-
-  std::int64_t pending(std::int32_t p) const { return s.ledger().pending().at(ss::partition_id{p}).value; }
-  std::int64_t committed(std::int32_t p) const {
-    return s.ledger().committed_by_us(ss::partition_id{p}).value_or(ss::offset{-1}).value;
-  }
-};
-
-}  // namespace
 
 BOOST_AUTO_TEST_SUITE(ordinary_runs)
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,15 @@ ss::config start_config() {
   c.stall_timeout = 20s;
   c.start.bootstrap_servers = "127.0.0.1:9092";
   c.start.connect_timeout = 10s;
+  return c;
+}
+
+// Without the batch cap and the plan log (librdkafka's mock cluster's
+// start): topics, transactions, the state directory, the group.
+ss::config bare_start_config() {
+  ss::config c = start_config();
+  c.start.cap_batches = false;
+  c.start.claim_plans = false;
   return c;
 }
 
@@ -133,10 +143,7 @@ BOOST_AUTO_TEST_CASE(a_start_checks_topics_initialises_transactions_claims_the_p
 
 BOOST_AUTO_TEST_CASE(
     without_the_batch_cap_and_the_plan_log_a_start_goes_from_topics_to_transactions_to_the_state) {
-  ss::config c = start_config();
-  c.start.cap_batches = false;
-  c.start.claim_plans = false;
-  start t(c);
+  start t(bare_start_config());
   t.begin();
   t.prepared();
   BOOST_TEST_REQUIRE(t.listed().kind == act::init_transactions);
@@ -316,24 +323,22 @@ BOOST_AUTO_TEST_CASE(a_plan_log_held_by_an_unrelated_plan_refuses_the_start) {
 }
 
 BOOST_AUTO_TEST_CASE(a_state_directory_that_cannot_be_written_and_a_failed_subscribe_end_the_start) {
-  ss::config c = start_config();
-  c.start.cap_batches = false;
-  c.start.claim_plans = false;
+  const auto admitted = [] {
+    auto t = std::make_unique<start>(bare_start_config());
+    t->begin();
+    t->prepared();
+    t->listed();
+    BOOST_TEST_REQUIRE(t->initialised(ok()).kind == act::commit_state);
+    return t;
+  };
   {
-    start t(c);
-    t.begin();
-    t.prepared();
-    t.listed();
-    t.initialised(ok());
-    BOOST_TEST(t.s.on(ss::state_committed{"disk full"}).kind == act::close);
-    BOOST_TEST((t.s.outcome().status == run_status::state_dir));
+    auto t = admitted();
+    BOOST_TEST(t->s.on(ss::state_committed{"disk full"}).kind == act::close);
+    BOOST_TEST((t->s.outcome().status == run_status::state_dir));
   }
   {
-    start t(c);
-    t.begin();
-    t.prepared();
-    t.listed();
-    t.initialised(ok());
+    auto tp = admitted();
+    start& t = *tp;
     t.s.on(ss::state_committed{});
     t.s.on(ss::subscribed{{k::txn_error_info::plain(RD_KAFKA_RESP_ERR__INVALID_ARG), "bad topic"}});
     BOOST_TEST((t.s.outcome().status == run_status::failed));
