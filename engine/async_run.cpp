@@ -49,13 +49,8 @@ exit_code exit_code_of(run_status s) noexcept {
 namespace {
 
 // Adds the counters of a run that ended to those of the runs before it.
-run_report merged(run_report earlier, run_report last) {
-  last.counts += earlier.counts;
-  last.transactions_committed += earlier.transactions_committed;
-  last.transactions_aborted += earlier.transactions_aborted;
-  last.commit_retries += earlier.commit_retries;
-  last.retries += earlier.retries;
-  last.rewinds += earlier.rewinds;
+run_report merged(const run_report& earlier, run_report last) {
+  last += earlier;
   last.restarts += earlier.restarts;
   return last;
 }

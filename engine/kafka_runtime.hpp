@@ -19,6 +19,7 @@
 #include "engine/exit_codes.hpp"
 #include "engine/metrics.hpp"
 #include "engine/process_batch.hpp"
+#include "engine/run_counters.hpp"
 #include "engine/run_defaults.hpp"
 #include "engine/run_status.hpp"
 #include "engine/session/position_policy.hpp"
@@ -117,18 +118,13 @@ struct run_options {
 
 exit_code exit_code_of(run_status s) noexcept;
 
-struct run_report {
+// How a run ended, and what it did (run_counters: records, transactions,
+// and how the commit protocol got there).
+struct run_report : run_counters {
   run_status status = run_status::stopped;
   std::string message;  // for every status but stopped: what happened and what to do
-  record_counts counts;
   std::optional<invalid_record> invalid;
-  std::uint64_t transactions_committed = 0;
-  std::uint64_t transactions_aborted = 0;
-  // How the commit protocol got there, for tests and diagnostics:
-  std::uint64_t commit_retries = 0;  // commit_transaction called again after an unknown outcome
-  std::uint64_t retries = 0;         // begin, send_offsets or abort called again after a retriable error
-  std::uint64_t rewinds = 0;         // owned partitions sought back to their committed offsets after an abort
-  std::uint64_t restarts = 0;        // in-process restarts after a recoverable fatal producer error
+  std::uint64_t restarts = 0;  // in-process restarts after a recoverable fatal producer error
 };
 
 // Runs the plan until stopped or failed. A fatal producer error that a new

@@ -63,12 +63,10 @@ asio::awaitable<run_report> runtime::run() {
   co_await loop();
   co_await stop_delivery_reports();
   // Read once the delivery reports are all in: a fatal producer error
-  // reported last still decides the outcome.
-  const ss::ending end = session_.outcome();
-  run_report report = fail(end.status, end.message);
-  report.invalid = end.invalid;
-  if (end.invalid) metrics_->invalid_record();
-  co_return finish(std::move(report));
+  // reported last still decides the outcome. Built outside the coroutine's
+  // frame (GCC 12 left the report's optional member unconstructed there:
+  // UBSan, a load of 0xbe as a bool).
+  co_return finish(outcome());
 }
 
 bool runtime::stop_news() const noexcept {

@@ -141,14 +141,17 @@ run_report runtime::fail(run_status s, std::string message) const {
   return r;
 }
 
+// The session's outcome as the run's report.
+run_report runtime::outcome() const {
+  const ss::ending end = session_.outcome();
+  run_report report = fail(end.status, end.message);
+  report.invalid = end.invalid;
+  if (end.invalid) metrics_->invalid_record();
+  return report;
+}
+
 run_report runtime::progress(run_report r) const {
-  const ss::progress p = session_.counters();
-  r.counts = p.counts;
-  r.transactions_committed = p.transactions_committed;
-  r.transactions_aborted = p.transactions_aborted;
-  r.commit_retries = p.commit_retries;
-  r.retries = p.retries;
-  r.rewinds = p.rewinds;
+  static_cast<run_counters&>(r) = session_.counters();
   return r;
 }
 

@@ -113,6 +113,7 @@ class runtime {
   void report_read_positions();
   void report_previous_run();
   run_report fail(run_status s, std::string message) const;
+  run_report outcome() const;
   run_report progress(run_report r) const;
   run_report finish(run_report r);
   void record_end(const run_report& r);

@@ -41,6 +41,7 @@
 #include "engine/commit_machine.hpp"
 #include "engine/process_batch.hpp"
 #include "engine/record.hpp"
+#include "engine/run_counters.hpp"
 #include "engine/run_defaults.hpp"
 #include "engine/run_status.hpp"
 #include "engine/session/action.hpp"
@@ -216,13 +217,9 @@ using event = std::variant<starting, prepared, topics_listed, batches_capped, tr
 
 // ---- actions ---------------------------------------------------------------
 
-struct progress {
-  record_counts counts;
-  std::uint64_t transactions_committed = 0;
-  std::uint64_t transactions_aborted = 0;
-  std::uint64_t commit_retries = 0;
-  std::uint64_t retries = 0;
-  std::uint64_t rewinds = 0;
+// The run's counters so far (engine/run_counters.hpp), and what only the
+// session sees.
+struct progress : run_counters {
   // Records the consumer handed over that were not this process's to
   // process (offset_ledger::current), dropped unprocessed.
   std::uint64_t stale_dropped = 0;
