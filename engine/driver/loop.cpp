@@ -63,9 +63,7 @@ asio::awaitable<run_report> runtime::run() {
   co_await loop();
   co_await stop_delivery_reports();
   // Read once the delivery reports are all in: a fatal producer error
-  // reported last still decides the outcome. Built outside the coroutine's
-  // frame (GCC 12 left the report's optional member unconstructed there:
-  // UBSan, a load of 0xbe as a bool).
+  // reported last still decides the outcome.
   co_return finish(outcome());
 }
 
