@@ -114,7 +114,7 @@ consumer::~consumer() {
   waker_.reset();
   queue_.reset();
   blocking_.join();
-  if (rk_ && subscribed_ && !assigned_once_ && !closed_) {
+  if (rk_ && subscribed_ && !assigned_once_ && (!closed_ || rd_kafka_version() < 0x020300ff)) {
     // A member between its JoinGroup and its first assignment cannot be
     // destroyed without closing it: librdkafka before 2.3.0 fails an
     // assertion (SIGABRT, librdkafka issue 4312: a SIGTERM right after
@@ -125,7 +125,8 @@ consumer::~consumer() {
     // closing it waits for a LeaveGroup the coordinator queues behind that
     // JoinGroup. So such a handle is left to the process's exit (an
     // embedding application keeps its threads until then); the group
-    // expires the member after session.timeout.ms.
+    // expires the member after session.timeout.ms. Before 2.3.0 even a
+    // closed one is (the assertion does not ask whether it was closed).
     (void)rk_.release();
     return;
   }
