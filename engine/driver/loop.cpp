@@ -204,10 +204,6 @@ asio::awaitable<void> runtime::loop() {
 // errors, a rebalance), which the session hears once its records are
 // produced.
 asio::awaitable<ss::action> runtime::poll(ss::action a) {
-  // Logged before it was performed: a poll that comes back as it went (a
-  // stop, nothing taken) must not say it again.
-  a.info.clear();
-  a.warning.clear();
   if (held_ && !held_->errors.empty()) {
     std::vector<kafka::consumer_error> errors = std::exchange(held_->errors, {});
     for (const kafka::consumer_error& e : errors)

@@ -42,8 +42,8 @@ struct record_fields {
 
 }  // namespace
 
-// What the session's decision is worth a line in the log for.
-void runtime::log_decision(const ss::action& a) {
+// What the session's decision is worth a line in the log for, once.
+void runtime::log_decision(ss::action& a) {
   if (!a.info.empty()) STREAMT_LOG(log_, info) << a.info;
   if (!a.warning.empty()) {
     // A dead-letter line is about the record dead-lettered.
@@ -56,6 +56,10 @@ void runtime::log_decision(const ss::action& a) {
   if (a.kind == act::commit && a.first_slice)
     STREAMT_LOG(log_, debug) << "committing transaction " << session_.counters().transactions_committed + 1;
   if (a.kind == act::abort && a.first_slice) STREAMT_LOG(log_, warning) << "aborting the open transaction";
+  // Said once: an action that comes back as it went (a poll cut short by a
+  // stop, or that took nothing) is performed again without its lines.
+  a.info.clear();
+  a.warning.clear();
 }
 
 // What the run before this one, from this state directory, left in

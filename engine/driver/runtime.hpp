@@ -107,7 +107,7 @@ class runtime {
   asio::awaitable<void> drain_events();
 
   // ---- reporting.cpp
-  void log_decision(const ss::action& a);
+  void log_decision(ss::action& a);
   void log_commit(steady_clock::duration took);
   void report_commit(steady_clock::duration took);
   void report_read_positions();

@@ -28,7 +28,8 @@ constexpr auto still_waiting_every = std::chrono::seconds(30);
 
 }  // namespace
 
-start_up::start_up(start_config c) : config_(std::move(c)) {}
+start_up::start_up(start_config c)
+    : config_(std::move(c)), log_topic_(plan_log_topic(config_.application_id)) {}
 
 start_step start_up::ask(act kind) {
   start_step s;
@@ -231,7 +232,7 @@ start_step start_up::claim() {
   if (!config_.claim_plans) return commit_state();
   phase_ = phase::creating_log;
   start_step s = ask(act::create_plan_log);
-  s.next.topic = plan_log_topic(config_.application_id);
+  s.next.topic = log_topic_;
   return s;
 }
 
@@ -243,7 +244,7 @@ std::string grant_log(const std::string& topic) {
 }  // namespace
 
 start_step start_up::on(const plan_log_created& e) {
-  const std::string topic = plan_log_topic(config_.application_id);
+  const std::string& topic = log_topic_;
   // A principal without Create may still read and write a plan log an
   // administrator made; only a log that is missing too ends the start.
   create_refused_ = log_refused(e.result);
@@ -258,13 +259,13 @@ start_step start_up::read_log() {
   phase_ = phase::reading_log;
   ++rounds_;
   start_step s = ask(act::read_plan_log);
-  s.next.topic = plan_log_topic(config_.application_id);
+  s.next.topic = log_topic_;
   s.next.must_exist = create_refused_;
   return s;
 }
 
 start_step start_up::on(const plan_log_read& e) {
-  const std::string topic = plan_log_topic(config_.application_id);
+  const std::string& topic = log_topic_;
   if (!e.log) {
     if (create_refused_ && kafka::is_unknown_topic_or_partition(e.error.info.code))
       return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic +
@@ -301,7 +302,7 @@ start_step start_up::on(const plan_log_read& e) {
 }
 
 start_step start_up::on(const claim_appended& e) {
-  const std::string topic = plan_log_topic(config_.application_id);
+  const std::string& topic = log_topic_;
   if (!e.at) {
     if (log_refused(e.error))
       return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic + ": " +

@@ -164,6 +164,7 @@ class start_up {
   std::optional<std::string> refusal(const kafka::error_report& e, std::string_view call) const;
 
   start_config config_;
+  std::string log_topic_;  // the plan log's (claims.hpp)
   phase phase_ = phase::preparing;
   our_plan plan_;
   std::string instance_id_;
