@@ -9,12 +9,15 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
 
 namespace streamt::kafka {
 namespace {
+
+std::atomic<std::size_t> handles_left_to_exit{0};
 
 bool cooperative(rd_kafka_t* rk) { return std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0; }
 
@@ -107,6 +110,8 @@ config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_ex
   return self;
 }
 
+std::size_t consumer::left_to_exit() noexcept { return handles_left_to_exit.load(std::memory_order_relaxed); }
+
 consumer::~consumer() {
   // Order matters: the waker drops its queue reference and disables the
   // eventfd, the pool finishes any blocking call that uses the handle, and
@@ -128,6 +133,7 @@ consumer::~consumer() {
     // expires the member after session.timeout.ms. Before 2.3.0 even a
     // closed one is (the assertion does not ask whether it was closed).
     (void)rk_.release();
+    handles_left_to_exit.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   if (rk_ && !closed_) rd_kafka_destroy_flags(rk_.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);

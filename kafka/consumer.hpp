@@ -117,6 +117,13 @@ class consumer {
   // group (the terminal path: the group notices after session.timeout.ms);
   // never blocks on the network.
   ~consumer();
+  // How many handles this process left to its exit (a member destroyed
+  // between its JoinGroup and its first assignment: see ~consumer()). Their
+  // threads run until the process ends, so a program that sees one ends
+  // with _Exit once its output is flushed: the static destructors that exit
+  // runs would pull state from under them (a crash at exit, seen as
+  // SIGSEGV after "stopped cleanly").
+  static std::size_t left_to_exit() noexcept;
 
   error_report subscribe(const std::vector<std::string>& topics);
 

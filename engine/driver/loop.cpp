@@ -83,7 +83,7 @@ asio::awaitable<void> runtime::loop() {
   ss::action a = session_.on(ss::starting{});
   for (;;) {
     if (stop_news()) {
-      a = session_.on(ss::stop_seen{stop_->facts()});
+      a = session_.on(ss::stop_seen{stop_->facts(), steady_clock::now()});
       metrics_->stopping();
     }
     log_decision(a);
@@ -365,7 +365,7 @@ asio::awaitable<void> runtime::close(ss::action a) {
       STREAMT_LOG(log_, warning) << "giving up partitions before stopping: " << e.message;
   }
   // A terminal stop asked for while the graceful one ran counts too.
-  if (stop_news()) a = session_.on(ss::stop_seen{stop_->facts()});
+  if (stop_news()) a = session_.on(ss::stop_seen{stop_->facts(), steady_clock::now()});
   if (a.leave_group) {
     STREAMT_LOG(log_, debug) << "leaving the group";
     kafka::error_report e = co_await consumer_->async_close();

@@ -36,8 +36,9 @@ enum class act {
   commit_state,   // write the state directory → state_committed
   subscribe,      // subscribe to the source topic → subscribed
   // the run
-  poll,          // take up to max_records; while a transaction is open, wait no longer
-                 //   than commit_at (→ commit_due); records → records_arrived
+  poll,          // take up to max_records, waiting no longer than commit_at if set (→ commit_due:
+                 //   an open transaction's deadline, or a stop's wait for the first assignment);
+                 //   records → records_arrived
   begin,         // begin_transaction → began
   produce,       // process the first `take` records of the batch → batch_produced
   dead_letter,   // produce the batch's first record, unchanged, to the dead-letter topic with
@@ -58,7 +59,7 @@ inline std::ostream& operator<<(std::ostream& os, act a) { return os << to_strin
 struct action {
   act kind = act::poll;
   std::size_t max_records = 0;                 // poll
-  std::optional<clock::time_point> commit_at;  // poll, while a transaction is open
+  std::optional<clock::time_point> commit_at;  // poll: the open transaction's deadline, or a stop's
   std::size_t take = 0;                        // produce
   std::chrono::milliseconds slice{0};          // list_topics, init_transactions, commit, abort
   bool first_slice = false;                    // commit, abort: the call starts now

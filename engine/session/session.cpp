@@ -201,6 +201,7 @@ action run_session::handle(const dead_lettered& e) {
 }
 
 action run_session::handle(const commit_due&) {
+  if (first_assignment_due_) return first_assignment_missed();
   if (machine_.current() != commit::machine::state::producing) return poll_or_commit({});
   return follow(machine_.step(commit::produced_ok{}));
 }
@@ -348,6 +349,11 @@ action run_session::handle(const assigned& e) {
   for (partition_id p : e.partitions) ledger_.take(p);
   for (const auto& [p, at] : e.positions) ledger_.positioned(p, at);
   established_ = true;
+  // The first assignment a stop waited for: give it up and leave.
+  if (std::exchange(first_assignment_due_, std::nullopt)) {
+    revoking_ = e.partitions;
+    return close(std::nullopt);
+  }
   return poll_or_commit({});
 }
 

@@ -89,6 +89,13 @@ struct config {
   // run_options::stop_timeout, for the line that says it passed (the timer
   // is async_run's; the session hears of it as stop_facts::deadline).
   std::chrono::milliseconds stop_timeout = defaults::stop_timeout;
+  // How long a graceful stop that came between subscribing and the first
+  // assignment waits for that assignment (never past stop_timeout's
+  // deadline): a member can leave its group cleanly only once it has one
+  // (handle(stop_seen)). A fresh or stable group assigns within a tenth of
+  // a second; one that waits for a departed member's session does not, and
+  // the stop then ends without leaving, as before this wait.
+  std::chrono::milliseconds first_assignment_wait{5000};
   // How often the transaction before an invalid record may be aborted and
   // redone before the run fails.
   int max_redos = 5;
@@ -115,6 +122,7 @@ struct starting {};
 struct started {};
 struct stop_seen {
   stop_facts facts;
+  clock::time_point now{};  // when the driver saw it: a stop's own waits start then
 };
 // A polled batch with records; the views stay valid until the next poll.
 struct records_arrived {
@@ -127,7 +135,8 @@ struct batch_produced {
   record_counts counts;
   clock::time_point now;
 };
-// The open transaction's commit interval ended with nothing new to poll.
+// The poll's commit_at passed with nothing new: the open transaction's
+// commit interval ended, or a stop's wait for the first assignment did.
 struct commit_due {};
 struct began {
   kafka::error_report result;
@@ -285,6 +294,7 @@ class run_session {
   action handle(const E& e) { return from_start(start_.on(e)); }
   action from_start(start_step s);
   action stopped_starting();
+  action first_assignment_missed();
   action handle(const started&);
   action handle(const stop_seen&);
   action handle(const records_arrived&);
@@ -336,6 +346,10 @@ class run_session {
 
   bool running_ = false;      // started: subscribed to the source topic
   bool established_ = false;  // partitions were taken once
+  // A graceful stop that came between subscribing and the first
+  // assignment waits for that assignment until then, so that the member
+  // can leave (see handle(stop_seen)).
+  std::optional<clock::time_point> first_assignment_due_;
   bool closed_ = false;
   std::optional<ending> ending_;
   // A refused assignment that waits for the open transaction's abort.

@@ -50,6 +50,21 @@ action run_session::handle(const stop_seen& e) {
   if (n == stop_news::none) return last_;
   stop_.handled(n);
   if (!running_) return stopped_starting();
+  // Subscribed, but no assignment yet: the member's JoinGroup is under way.
+  // librdkafka can neither destroy such a consumer (before 2.3.0 it fails
+  // an assertion, later ones spin in rd_kafka_destroy) nor close it at
+  // once (its LeaveGroup queues behind the JoinGroup). So a graceful stop
+  // polls on until the assignment comes (then gives it up and leaves,
+  // handle(assigned)) or first_assignment_wait has passed (then ends
+  // without leaving, handle(commit_due)). Nothing is open meanwhile.
+  if (n == stop_news::graceful && !established_ && machine_.current() == commit::machine::state::idle) {
+    first_assignment_due_ = e.now + config_.first_assignment_wait;
+    action a = poll();
+    a.commit_at = first_assignment_due_;
+    a.info = "stopping: waiting up to " + whole_seconds(config_.first_assignment_wait) +
+             " for the group's first assignment, so that this member leaves the group cleanly";
+    return emit(std::move(a));
+  }
   action a =
       n == stop_news::deadline
           ? follow(machine_.step(commit::deadline_passed{}),
@@ -136,8 +151,22 @@ action run_session::handle(const client_failed& e) {
 
 action run_session::handle(const run_failed& e) { return close(ending{e.status, e.message, {}}); }
 
+// A stop's wait for the first assignment ran out: the member cannot leave
+// the group cleanly; it ends without (close() leaves only established
+// members) and the group drops it after its session timeout.
+action run_session::first_assignment_missed() {
+  first_assignment_due_.reset();
+  return close(std::nullopt, "stopping without leaving the group: no assignment came within " +
+                                 whole_seconds(config_.first_assignment_wait) +
+                                 " of the stop; the group drops this member after its session timeout");
+}
+
 action run_session::handle(const assignment_refused& e) {
   established_ = true;  // the refused partitions were acknowledged: the member has joined
+  // The first assignment a stop waited for: nothing was to be consumed from
+  // it anyway, so the stop ends as asked; the refusal is said.
+  if (std::exchange(first_assignment_due_, std::nullopt))
+    return close(std::nullopt, "stopping without taking the assigned partitions: " + e.message);
   if (machine_.current() == commit::machine::state::idle) return close(ending{e.status, e.message, {}});
   // A transaction is open on the partitions this member keeps (a
   // cooperative rebalance added the refused ones). Leaving with it open
@@ -176,7 +205,7 @@ std::optional<action> run_session::stalled(std::string_view call, const kafka::e
 }
 
 run_failed run_session::unanswered(std::string message, bool stop_requested) const {
-  if (established_ && (stop_.signalled() || stop_requested))
+  if ((established_ || first_assignment_due_) && (stop_.signalled() || stop_requested))
     return {run_status::stopped, "stopped while waiting for the brokers (" + message + ")"};
   return {run_status::unavailable, std::move(message)};
 }
@@ -209,10 +238,11 @@ action run_session::close(std::optional<ending> failure, std::string warning) {
   // that never got partitions does not leave either: its LeaveGroup would
   // queue behind its own JoinGroup, which the coordinator holds until the
   // rebalance completes (for as long as a departed member's session lasts,
-  // 45 s by default), and librdkafka waits 5 s for it in vain. Such a stop
-  // ends at once; the member it may leave in the group expires with its
-  // session (docs/operations.md, "Stopping"). Nor does a stalled run: its
-  // coordinator stopped answering, and LeaveGroup would wait for it too.
+  // 45 s by default). A graceful stop waits a little for that assignment
+  // first (handle(stop_seen)); one that does not come is left to the
+  // member's session (docs/operations.md, "Stopping"). Nor does a stalled
+  // run leave: its coordinator stopped answering, and LeaveGroup would
+  // wait for it too.
   a.leave_group = running_ && established_ && !stalled_ && stop_.leaves_group(facts_);
   if (failure) {
     ending_ = std::move(failure);

@@ -43,7 +43,8 @@ check_eq() {  # check_eq WHAT EXPECTED ACTUAL
 
 # A topic name unique to this run, so tests never see each other's data.
 unique() { echo "$1-$(date +%s%N | tail -c 9)-$RANDOM"; }
-create_topic() { "$kafka_local" topic create "$1" --partitions "$2" >/dev/null; }
+# create_topic NAME PARTITIONS [--config K=V]...
+create_topic() { "$kafka_local" topic create "$1" --partitions "$2" "${@:3}" >/dev/null; }
 # produce TOPIC < lines of KEY<TAB>VALUE ("null" as KEY or VALUE means null)
 produce() { "$kafka_local" produce "$1" --null-marker null >/dev/null; }
 # consume_committed TOPIC: PARTITION<TAB>OFFSET<TAB>KEY<TAB>VALUE, read_committed

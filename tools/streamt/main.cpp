@@ -7,12 +7,17 @@
 #include "tools/streamt/cli.hpp"
 
 #include "engine/version.hpp"
+#include "kafka/consumer.hpp"
 #include "plan/spelling.hpp"
+
+#include <boost/log/core/core.hpp>
 
 #include <pthread.h>
 #include <signal.h>
 
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -53,6 +58,19 @@ constexpr std::string_view top_help =
     "\n"
     "'streamt COMMAND --help' describes a command and its exit codes.\n";
 
+// The end of `streamt run`. A consumer handle left to the process's exit
+// (kafka::consumer::left_to_exit) keeps librdkafka's threads running; exit()
+// would run the static destructors under them, so the output is flushed and
+// the process ends at once instead.
+int run_ended(int code) {
+  if (streamt::kafka::consumer::left_to_exit() == 0) return code;
+  boost::log::core::get()->flush();
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 void streamt::cli::release_stop_signals() { pthread_sigmask(SIG_SETMASK, &inherited_mask, nullptr); }
@@ -72,7 +90,7 @@ int main(int argc, char** argv) {
     if (command == "check") return streamt::cli::cmd_check(rest);
     if (command == "explain") return streamt::cli::cmd_explain(rest);
     if (command == "replay") return streamt::cli::cmd_replay(rest);
-    if (command == "run") return streamt::cli::cmd_run(rest);
+    if (command == "run") return run_ended(streamt::cli::cmd_run(rest));
     if (command == "offsets") return streamt::cli::cmd_offsets(rest);
     if (command == "status") return streamt::cli::cmd_status(rest);
     if (command == "diff") return streamt::cli::cmd_diff(rest);

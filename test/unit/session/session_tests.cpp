@@ -179,13 +179,74 @@ BOOST_AUTO_TEST_CASE(a_stop_before_the_run_started_ends_it_cleanly_without_leavi
   BOOST_TEST((r.s.stop_news_of(graceful) == ss::stop_news::none));
 }
 
-BOOST_AUTO_TEST_CASE(a_stop_before_any_partition_came_stops_at_once_without_waiting_to_leave_the_group) {
+// Subscribed, no assignment yet: librdkafka can neither destroy nor close
+// such a member at once, so a graceful stop waits (bounded) for the
+// assignment, gives it up and leaves.
+BOOST_AUTO_TEST_CASE(a_graceful_stop_before_the_first_assignment_waits_for_it_then_gives_it_up_and_leaves) {
   run r;
   BOOST_TEST(r.s.on(ss::started{}).kind == act::poll);
-  const ss::action a = r.s.on(ss::stop_seen{graceful});
+  const ss::action wait = r.s.on(ss::stop_seen{graceful, r.now});
+  BOOST_TEST(wait.kind == act::poll);
+  BOOST_TEST_REQUIRE(wait.commit_at.has_value());
+  BOOST_TEST((*wait.commit_at == r.now + 5000ms));
+  BOOST_TEST(wait.info.find("waiting up to 5 s for the group's first assignment") != std::string::npos);
+  BOOST_TEST(!r.s.closed());
+  const ss::action end = r.s.on(ss::assigned{{{0}, {1}}});
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(end.leave_group);
+  BOOST_TEST((end.partitions == std::vector<ss::partition_id>{{0}, {1}}));
+  BOOST_TEST(r.s.ledger().owned().empty());
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_graceful_stop_whose_first_assignment_does_not_come_in_time_ends_without_leaving) {
+  run r;
+  r.s.on(ss::started{});
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful, r.now}).kind == act::poll);
+  const ss::action end = r.s.on(ss::commit_due{});
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(!end.leave_group);  // its LeaveGroup would queue behind the JoinGroup
+  BOOST_TEST(end.warning.find("no assignment came within 5 s of the stop") != std::string::npos);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_stop_before_the_first_assignment_ends_at_once_without_leaving) {
+  run r;
+  r.s.on(ss::started{});
+  const ss::action a = r.s.on(ss::stop_seen{terminal, r.now});
   BOOST_TEST(a.kind == act::close);
   BOOST_TEST(!a.leave_group);
   BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_terminal_stop_during_the_wait_for_the_first_assignment_ends_it_without_leaving) {
+  run r;
+  r.s.on(ss::started{});
+  BOOST_TEST(r.s.on(ss::stop_seen{graceful, r.now}).kind == act::poll);
+  const ss::action a = r.s.on(ss::stop_seen{terminal, r.now});
+  BOOST_TEST(a.kind == act::close);
+  BOOST_TEST(!a.leave_group);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_first_assignment_refused_during_the_stop_ends_the_stop_cleanly_and_says_why) {
+  run r;
+  r.s.on(ss::started{});
+  r.s.on(ss::stop_seen{graceful, r.now});
+  const ss::action end =
+      r.s.on(ss::assignment_refused{run_status::rejected_config, "plan may not take orders/0"});
+  BOOST_TEST(end.kind == act::close);
+  BOOST_TEST(end.leave_group);
+  BOOST_TEST(end.warning.find("plan may not take orders/0") != std::string::npos);
+  BOOST_TEST((r.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(unanswered_offsets_of_the_awaited_first_assignment_end_the_stop_cleanly) {
+  run r;
+  r.s.on(ss::started{});
+  r.s.on(ss::stop_seen{graceful, r.now});
+  const ss::run_failed f = r.s.unanswered("reading the committed offsets failed", false);
+  BOOST_TEST((f.status == run_status::stopped));
 }
 
 BOOST_AUTO_TEST_CASE(a_stop_after_all_partitions_were_revoked_still_leaves_the_group) {
