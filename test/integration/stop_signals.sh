@@ -14,6 +14,8 @@
 #      it at once; exit 0 within a few seconds, the output committed.
 #   3. a SIGTERM as soon as the group was joined, before the first
 #      assignment (ten new groups): exit 0 within 3 s, the group left.
+#   4. the same while a killed member holds the first assignment back: the
+#      5 s wait runs out, exit 0 without leaving.
 # The times are injection points only; the checks are on outcomes: the exit
 # code, the log, the sink's read_committed view and its open transactions
 # (kafka-transactions describe-producers, the Java tool).
@@ -207,6 +209,40 @@ for round in 1 2 3 4 5 6 7 8 9 10; do
   fi
 done
 echo "   $waited of 10 stops came before the first assignment"
+
+echo "== 4. SIGTERM while the group holds the first assignment back"
+# An earlier member killed with SIGKILL stays in the group for its session
+# timeout (45 s), and the coordinator holds the next member's JoinGroup
+# until then: the stop's wait for the first assignment runs out after 5 s,
+# the engine ends without leaving, exit 0, its consumer handle left to the
+# process's exit (streamt run ends with _Exit: no crash at exit).
+app4=$(unique stop-held)
+compile "$schema" "$app4" "$sink" "SELECT id, amount FROM orders" "$work/plan-held.json"
+start_engine killed "$work/plan-held.json" "$work/state-killed"
+for ((i = 0; i < 600; i++)); do
+  grep -q "starting from the earliest offset" "$work/killed.log" && break
+  sleep 0.1
+done
+grep -q "starting from the earliest offset" "$work/killed.log" || { show_log killed; fail "killed: no partitions"; }
+kill -KILL "${engine_pid[killed]}"
+wait_engine killed 10
+start_engine held "$work/plan-held.json" "$work/state-held"
+for ((i = 0; i < 3000; i++)); do
+  grep -q "joined group" "$work/held.log" && break
+  sleep 0.01
+done
+grep -q "joined group" "$work/held.log" || { show_log held; fail "held: never joined"; }
+signalled=$(now_ms)
+kill -TERM "${engine_pid[held]}"
+wait_exit held 30
+took=$(($(now_ms) - signalled))
+printf 'held\t-\t-\t%d\t%d\t-\n' "$engine_rc" "$took" >>"$timings"
+echo "   SIGTERM with the first assignment held back: exit $engine_rc after $took ms"
+[[ $engine_rc == 0 ]] || show_log held
+check_eq "held: exit 0" 0 "$engine_rc"
+grep -q "stopping without leaving the group: no assignment came within 5 s of the stop" "$work/held.log" ||
+  { show_log held; fail "held: no line saying it stopped without leaving"; }
+((took >= 4500 && took < 8000)) || { show_log held; fail "held: took $took ms after the signal, not the 5 s wait"; }
 
 mkdir -p "$STREAMT_EVIDENCE_DIR/stop_signals"
 cp "$timings" "$STREAMT_EVIDENCE_DIR/stop_signals.tsv"
