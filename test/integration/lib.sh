@@ -152,6 +152,22 @@ wait_committed_total() {
   return 1
 }
 show_log() { echo "--- $1.log"; cat "$work/$1.log"; }
+# await_line NAME TEXT TIMEOUT_S [POLL_S]: waits until engine NAME's log has
+# a line with TEXT (fixed string), polling every POLL_S (0.1); fails with the
+# log if it has none within TIMEOUT_S or the engine exited first. A line in
+# another process's log is an outside event with nothing to await but it.
+await_line() {
+  local name=$1 text=$2 poll=${4:-0.1} deadline
+  deadline=$((${EPOCHREALTIME/./} + $3 * 1000000))
+  until grep -qsF -- "$text" "$work/$name.log"; do
+    if ((${EPOCHREALTIME/./} > deadline)) || ! kill -0 "${engine_pid[$name]}" 2>/dev/null; then
+      grep -qsF -- "$text" "$work/$name.log" && return 0
+      show_log "$name"
+      fail "$name: no line with '$text' within $3 s"
+    fi
+    sleep "$poll"
+  done
+}
 # metrics_port NAME: the port NAME's log says it serves metrics on (empty
 # while it has not said so yet).
 metrics_port() {

@@ -118,11 +118,7 @@ wait_committed_total "$mapp" "$msrc" 20 || { show_log ma1; fail "A did not commi
 # B joins: the group gives it one of the two partitions, which it takes
 # over from A; A keeps the other.
 start_engine mb1 "$work/mb.json" "$work/mb1-state"
-for ((i = 0; i < 600; i++)); do
-  grep -q "taking over $msrc/" "$work/mb1.log" && break
-  sleep 0.1
-done
-grep -q "taking over $msrc/" "$work/mb1.log" || { show_log mb1; fail "B was given no partition of A's"; }
+await_line mb1 "taking over $msrc/" 60
 numbered_orders 20 40 | produce "$msrc"
 wait_committed_total "$mapp" "$msrc" 40 || { show_log ma1; show_log mb1; fail "A and B did not commit"; }
 # B stops and leaves: its partition, last committed by B, goes back to A.

@@ -38,11 +38,7 @@ killed=
 start_then_lose_the_broker() {
   local name=$1
   start_engine "$name" "$work/plan.json" "$work/state-$name" "${bounds[@]}"
-  for ((i = 0; i < 300; i++)); do
-    grep -q "starting $app" "$work/$name.log" && break
-    sleep 0.01
-  done
-  grep -q "starting $app" "$work/$name.log" || { show_log "$name"; fail "$name: the engine did not start"; }
+  await_line "$name" "starting $app" 10 0.01
   sleep 0.3
   "$kafka_local" broker kill 1 --dir "$broker_dir" >/dev/null
   killed=$(now_ms)

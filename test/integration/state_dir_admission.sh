@@ -42,16 +42,8 @@ unchanged_by() {
 # no_identity_in NAME DIR: a failed first start into a directory that did
 # not exist left none behind.
 no_identity_in() { check_eq "$1: the state directory still does not exist" absent "$(snapshot "$2")"; }
-# wait_joined NAME: the engine got past admission (or exited).
-wait_joined() {
-  for ((i = 0; i < 600; i++)); do
-    grep -qs "joined group" "$work/$1.log" && return 0
-    kill -0 "${engine_pid[$1]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  show_log "$1"
-  fail "$1: the engine did not start"
-}
+# wait_joined NAME: the engine got past admission (fails if it exited first).
+wait_joined() { await_line "$1" "joined group" 60; }
 unreachable=(--bootstrap-servers 127.0.0.1:1 --connect-timeout-ms 3000)
 broker=(--bootstrap-servers "$STREAMT_BOOTSTRAP")
 

@@ -150,11 +150,7 @@ sink2=$(unique stop-sink-long) app2=$(unique stop-long)
 create_topic "$sink2" 1
 compile "$schema" "$app2" "$sink2" "SELECT id, amount FROM orders" "$work/plan-long.json"
 start_engine long "$work/plan-long.json" "$work/state-long" --commit-interval-ms 60000
-for ((i = 0; i < 600; i++)); do
-  grep -q "starting from the earliest offset" "$work/long.log" && break
-  sleep 0.1
-done
-grep -q "starting from the earliest offset" "$work/long.log" || { show_log long; fail "long: no partitions"; }
+await_line long "starting from the earliest offset" 60
 # The backlog is one poll away once the partition is taken; give it that.
 sleep 2
 if grep -q "committed transaction" "$work/long.log"; then show_log long; fail "long: committed before the stop"; fi
@@ -189,11 +185,7 @@ for round in 1 2 3 4 5 6 7 8 9 10; do
   name="joined-$round" app3=$(unique stop-joined)
   compile "$schema" "$app3" "$sink" "SELECT id, amount FROM orders" "$work/plan-joined.json"
   start_engine "$name" "$work/plan-joined.json" "$work/state-joined-$round"
-  for ((i = 0; i < 3000; i++)); do
-    grep -q "joined group" "$work/$name.log" && break
-    sleep 0.005
-  done
-  grep -q "joined group" "$work/$name.log" || { show_log "$name"; fail "$name: never joined"; }
+  await_line "$name" "joined group" 15 0.005
   signalled=$(now_ms)
   kill -TERM "${engine_pid[$name]}"
   wait_exit "$name" 30
@@ -219,19 +211,11 @@ echo "== 4. SIGTERM while the group holds the first assignment back"
 app4=$(unique stop-held)
 compile "$schema" "$app4" "$sink" "SELECT id, amount FROM orders" "$work/plan-held.json"
 start_engine killed "$work/plan-held.json" "$work/state-killed"
-for ((i = 0; i < 600; i++)); do
-  grep -q "starting from the earliest offset" "$work/killed.log" && break
-  sleep 0.1
-done
-grep -q "starting from the earliest offset" "$work/killed.log" || { show_log killed; fail "killed: no partitions"; }
+await_line killed "starting from the earliest offset" 60
 kill -KILL "${engine_pid[killed]}"
 wait_engine killed 10
 start_engine held "$work/plan-held.json" "$work/state-held"
-for ((i = 0; i < 3000; i++)); do
-  grep -q "joined group" "$work/held.log" && break
-  sleep 0.01
-done
-grep -q "joined group" "$work/held.log" || { show_log held; fail "held: never joined"; }
+await_line held "joined group" 30 0.01
 signalled=$(now_ms)
 kill -TERM "${engine_pid[held]}"
 wait_exit held 30
