@@ -8,28 +8,30 @@
 namespace streamt::engine::commit {
 namespace {
 
-std::string condition_name(kafka::condition c) {
+std::string condition_name(session::condition c) {
   switch (c) {
-    case kafka::condition::retriable:
+    case session::condition::none:
+      return "success";
+    case session::condition::retriable:
       return "retriable";
-    case kafka::condition::abortable:
+    case session::condition::abortable:
       return "abortable";
-    case kafka::condition::fatal:
+    case session::condition::fatal:
       return "fatal";
-    case kafka::condition::fenced:
+    case session::condition::fenced:
       return "fenced";
-    case kafka::condition::configuration:
+    case session::condition::configuration:
       return "configuration";
-    case kafka::condition::unclassified:
+    case session::condition::unclassified:
       return "unclassified";
   }
   return "unknown";
 }
 
-std::string explain(std::string_view what, const kafka::error_report& e) {
+std::string explain(std::string_view what, const session::failure& e) {
   std::string s(what);
   s += " failed (";
-  s += condition_name(e.what());
+  s += condition_name(e.what);
   s += ")";
   if (!e.message.empty()) {
     s += ": ";
@@ -122,8 +124,8 @@ next_action machine::stop(action kind, std::string reason) {
   return final_;
 }
 
-next_action machine::stop_for(std::string_view what, const kafka::error_report& e) {
-  return stop(e.what() == kafka::condition::fenced ? action::fenced : action::fatal, explain(what, e));
+next_action machine::stop_for(std::string_view what, const session::failure& e) {
+  return stop(e.what == session::condition::fenced ? action::fenced : action::fatal, explain(what, e));
 }
 
 next_action machine::finish_or(action a, state s) {
@@ -139,7 +141,7 @@ next_action machine::unexpected(std::string_view event_name) {
 }
 
 next_action machine::retry(state target, action a, int limit, std::string_view what,
-                           const kafka::error_report& e) {
+                           const session::failure& e) {
   if (attempts_ >= limit) {
     return stop(action::fatal,
                 explain(what, e) + "; gave up after " + std::to_string(attempts_) + " attempts");
@@ -163,10 +165,10 @@ next_action machine::on(const begun& e) {
     state_ = state::producing;
     return {action::produce, {}, {}};
   }
-  switch (e.result.what()) {
-    case kafka::condition::retriable:
+  switch (e.result.what) {
+    case session::condition::retriable:
       return retry(state::beginning, action::begin, policy_.max_retries, "begin_transaction", e.result);
-    case kafka::condition::abortable:
+    case session::condition::abortable:
       return start_abort();
     default:
       return stop_for("begin_transaction", e.result);
@@ -179,8 +181,8 @@ next_action machine::on(const produced_ok&) {
 }
 
 next_action machine::on(const delivery_failed& e) {
-  const auto c = e.error.what();
-  if (c == kafka::condition::fatal || c == kafka::condition::fenced) return stop_for("delivery", e.error);
+  const auto c = e.error.what;
+  if (c == session::condition::fatal || c == session::condition::fenced) return stop_for("delivery", e.error);
   // A lost record dooms the open transaction: its commit would fail anyway.
   if (transaction_open_before_commit()) return start_abort();
   // During a commit, its result decides (it reports the failure itself);
@@ -191,13 +193,13 @@ next_action machine::on(const delivery_failed& e) {
 next_action machine::on(const offsets_sent& e) {
   if (state_ != state::sending_offsets) return unexpected("offsets_sent");
   if (!e.result.failed()) return start(state::committing, action::commit);
-  switch (e.result.what()) {
-    case kafka::condition::retriable:
+  switch (e.result.what) {
+    case session::condition::retriable:
       // The commit has not started, so giving up here can still abort.
       if (attempts_ >= policy_.max_retries) return start_abort();
       return retry(state::sending_offsets, action::send_offsets, policy_.max_retries, "send_offsets",
                    e.result);
-    case kafka::condition::abortable:
+    case session::condition::abortable:
       return start_abort();
     default:
       return stop_for("send_offsets_to_transaction", e.result);
@@ -210,12 +212,12 @@ next_action machine::on(const commit_result& e) {
     ++committed_;
     return finish_or(action::consume, state::idle);
   }
-  switch (e.result.what()) {
-    case kafka::condition::retriable:
+  switch (e.result.what) {
+    case session::condition::retriable:
       // Outcome unknown (often a timeout): only the same call can find out.
       return retry(state::committing, action::commit, policy_.max_commit_attempts, "commit_transaction",
                    e.result);
-    case kafka::condition::abortable:
+    case session::condition::abortable:
       return start_abort();
     default:
       return stop_for("commit_transaction", e.result);
@@ -229,7 +231,7 @@ next_action machine::on(const abort_result& e) {
     // Stopping: no need to rewind, the next run starts from the committed offsets.
     return finish_or(action::rewind_to_committed, state::rewinding);
   }
-  if (e.result.what() == kafka::condition::retriable) {
+  if (e.result.what == session::condition::retriable) {
     return retry(state::aborting, action::abort, policy_.max_retries, "abort_transaction", e.result);
   }
   return stop_for("abort_transaction", e.result);

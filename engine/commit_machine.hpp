@@ -29,7 +29,7 @@
 // One batch per transaction: the runtime makes a batch as large as its commit
 // interval or record bound allows.
 
-#include "kafka/error.hpp"
+#include "engine/session/failure.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -49,23 +49,23 @@ enum class stop_kind {
 // Events: the outcome of the last action, or something from outside.
 struct batch_ready {};  // consumed records are waiting
 struct begun {
-  kafka::error_report result;
+  session::failure result;
 };                      // begin_transaction returned
 struct produced_ok {};  // the batch's records were all enqueued
 struct delivery_failed {
-  kafka::error_report error;
+  session::failure error;
 };  // a record of the transaction was lost
 struct offsets_sent {
-  kafka::error_report result;
+  session::failure result;
 };  // send_offsets_to_transaction returned
 struct commit_result {
-  kafka::error_report result;
+  session::failure result;
 };  // commit_transaction returned
 struct abort_result {
-  kafka::error_report result;
+  session::failure result;
 };  // abort_transaction returned
 struct rewound {
-  kafka::error_report result;
+  session::failure result;
 };                        // every owned partition was sought back
 struct retry_elapsed {};  // the delay of retry_after passed
 struct cancel_requested {
@@ -165,9 +165,9 @@ class machine {
 
   next_action start(state s, action a);
   next_action start_abort();
-  next_action retry(state target, action a, int limit, std::string_view what, const kafka::error_report& e);
+  next_action retry(state target, action a, int limit, std::string_view what, const session::failure& e);
   next_action stop(action kind, std::string reason);
-  next_action stop_for(std::string_view what, const kafka::error_report& e);
+  next_action stop_for(std::string_view what, const session::failure& e);
   next_action finish_or(action a, state s);
   next_action unexpected(std::string_view event_name);
   bool transaction_open_before_commit() const noexcept;

@@ -67,8 +67,8 @@ std::vector<kafka::topic_partition> runtime::source_partitions(
 // A consumer error, as the session's position policy judges it: a line to
 // log, or the end of the run.
 std::optional<ss::run_failed> runtime::on_consumer_error(const kafka::consumer_error& e) {
-  ss::consumer_error_effect effect =
-      ss::effect_of(e, plan_.identity.source_topic, plan_.identity.sink_topic, plan_.identity.application_id);
+  ss::consumer_error_effect effect = ss::effect_of(consumer_error_of(e), plan_.identity.source_topic,
+                                                   plan_.identity.sink_topic, plan_.identity.application_id);
   if (!effect.warning.empty()) STREAMT_LOG(log_, warning) << effect.warning;
   if (!effect.end) return std::nullopt;
   return ss::run_failed{effect.end->status, std::move(effect.end->message)};
@@ -96,7 +96,7 @@ asio::awaitable<ss::action> runtime::on_rebalance(kafka::rebalance_event ev) {
   for (const kafka::committed_offset& co : *committed) {
     const std::optional<ss::offset> ours = session_offset(co);
     kafka::partition_offset po{co.partition, kafka::offset_beginning};
-    std::optional<kafka::watermarks> marks;
+    std::optional<ss::watermarks> marks;
     if (ours) {
       auto marks_op =
           patiently<kafka::watermarks>("the offsets of " + describe(po.partition),
@@ -110,7 +110,7 @@ asio::awaitable<ss::action> runtime::on_rebalance(kafka::rebalance_event ev) {
             stop_->requested());
         co_return refuse_assignment(ev.partitions, std::move(failure));
       }
-      marks = *answer;
+      marks = watermarks_of(*answer);
     }
     auto decided = ss::partition_start_of(describe(po.partition), ours, from_commit_metadata(co.metadata),
                                           session_.plan(), marks, options_.reset_offsets);
@@ -130,7 +130,7 @@ asio::awaitable<ss::action> runtime::on_rebalance(kafka::rebalance_event ev) {
     po.offset = at.at ? at.at->value : kafka::offset_beginning;
     if (at.at) positions[ss::partition_id{po.partition.partition}] = *at.at;
     if (marks)
-      metrics_->partition_position(po.partition.topic, po.partition.partition, po.offset, marks->high);
+      metrics_->partition_position(po.partition.topic, po.partition.partition, po.offset, marks->high.value);
     start.push_back(po);
   }
   if (kafka::error_report e = consumer_->incremental_assign(start); e.failed())
@@ -166,7 +166,7 @@ asio::awaitable<ss::rewound> runtime::rewind(std::vector<ss::partition_id> ids) 
   if (parts.empty()) co_return r;
   kafka::kafka_result<std::vector<kafka::committed_offset>> committed = co_await committed_offsets(parts);
   if (!committed) {
-    r.result = committed.error();
+    r.result = failure_of(committed.error());
     co_return r;
   }
   std::vector<kafka::partition_offset> to;
@@ -176,7 +176,7 @@ asio::awaitable<ss::rewound> runtime::rewind(std::vector<ss::partition_id> ids) 
   }
   STREAMT_LOG(log_, info) << "rewound " << parts.size() << " partition(s) to their committed offsets";
   auto seek = consumer_->async_seek(std::move(to));
-  r.result = co_await std::move(seek);
+  r.result = failure_of(co_await std::move(seek));
   co_return r;
 }
 
@@ -252,7 +252,8 @@ asio::awaitable<kafka::kafka_result<T>> runtime::patiently(std::string what, Que
     kafka::kafka_result<T> answer = co_await std::move(op);
     if (answer) co_return answer;
     const auto now = steady_clock::now();
-    if (std::optional<std::string> ends = session_.broker_wait_ends({what, now - began, answer.error()})) {
+    if (std::optional<std::string> ends =
+            session_.broker_wait_ends({what, now - began, failure_of(answer.error())})) {
       kafka::error_report e = answer.error();
       e.message = std::move(*ends);
       co_return e;

@@ -3,6 +3,8 @@
 
 #include "engine/driver/kafka_sink.hpp"
 
+#include "engine/client_failure.hpp"
+
 #include <array>
 #include <span>
 #include <utility>
@@ -35,7 +37,7 @@ void kafka_sink::emit(const record_view& in, std::string_view value) {
   out.timestamp_ms = in.timestamp.value_or(0);
   out.opaque = tracker_->producing(in, value.size());
   if (kafka::error_report e = producer_->produce(topic_, out); e.failed())
-    tracker_->refused_at_once(std::move(e));
+    tracker_->refused_at_once(failure_of(e));
 }
 
 void kafka_sink::dead_letter(const record_view& in, const invalid_record& why) {
@@ -64,7 +66,7 @@ void kafka_sink::dead_letter(const record_view& in, const invalid_record& why) {
   out.timestamp_ms = in.timestamp.value_or(0);
   out.opaque = tracker_->producing_dead_letter(in, in.value ? in.value->size() : 0);
   if (kafka::error_report e = producer_->produce(dead_letter_topic_, out); e.failed())
-    tracker_->refused_at_once(std::move(e));
+    tracker_->refused_at_once(failure_of(e));
 }
 
 }  // namespace streamt::engine::driver

@@ -142,7 +142,7 @@ asio::awaitable<void> runtime::loop() {
       }
       case act::begin:
         txn_.set(txn_.get() + 1);
-        a = session_.on(ss::began{producer_->begin_transaction(), steady_clock::now()});
+        a = session_.on(ss::began{failure_of(producer_->begin_transaction()), steady_clock::now()});
         break;
       case act::produce:
         a = produce(a);
@@ -156,7 +156,7 @@ asio::awaitable<void> runtime::loop() {
         // (see aborted_tail.hpp).
         auto op = producer_->async_flush(std::chrono::seconds(30));
         kafka::error_report e = co_await std::move(op);
-        a = session_.on(ss::flushed{std::move(e)});
+        a = session_.on(ss::flushed{failure_of(e)});
         break;
       }
       case act::send_offsets: {
@@ -306,7 +306,7 @@ asio::awaitable<ss::action> runtime::send_offsets() {
   auto op =
       producer_->async_send_offsets_to_transaction(std::move(offsets), consumer_->group_metadata(), lineage_);
   kafka::error_report e = co_await std::move(op);
-  co_return session_.on(ss::offsets_sent{std::move(e)});
+  co_return session_.on(ss::offsets_sent{failure_of(e)});
 }
 
 asio::awaitable<ss::action> runtime::commit(ss::action a) {
@@ -315,7 +315,7 @@ asio::awaitable<ss::action> runtime::commit(ss::action a) {
   auto op = producer_->async_commit_transaction(a.slice);
   kafka::error_report e = co_await std::move(op);
   const bool committed = !e.failed();
-  ss::action next = session_.on(ss::commit_returned{std::move(e), called, steady_clock::now()});
+  ss::action next = session_.on(ss::commit_returned{failure_of(e), called, steady_clock::now()});
   if (committed) {
     const auto took = steady_clock::now() - call_began_;
     log_commit(took);
@@ -330,7 +330,7 @@ asio::awaitable<ss::action> runtime::abort(ss::action a) {
   auto op = producer_->async_abort_transaction(a.slice);
   kafka::error_report e = co_await std::move(op);
   const bool aborted = !e.failed();
-  ss::action next = session_.on(ss::abort_returned{std::move(e), called, steady_clock::now()});
+  ss::action next = session_.on(ss::abort_returned{failure_of(e), called, steady_clock::now()});
   if (aborted) metrics_->aborted(session_.last_transaction().consumed);
   co_return next;
 }
@@ -347,7 +347,7 @@ asio::awaitable<ss::action> runtime::retry_after(ss::action a) {
 ss::action runtime::give_up(const ss::action& a) {
   std::vector<kafka::topic_partition> parts = source_partitions(a.partitions);
   kafka::error_report e = consumer_->incremental_unassign(parts);
-  ss::action next = session_.on(ss::given_up{std::move(e)});
+  ss::action next = session_.on(ss::given_up{failure_of(e)});
   std::vector<std::pair<std::string, std::int32_t>> gone;
   for (const kafka::topic_partition& tp : parts) gone.emplace_back(tp.topic, tp.partition);
   metrics_->revoked(session_.ledger().owned().size(), gone);

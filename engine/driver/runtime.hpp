@@ -19,6 +19,7 @@
 //   delivery_reports.cpp  the producer's events, served all the time
 //   reporting.cpp         log lines, metrics, the run report, last-run.json
 
+#include "engine/client_failure.hpp"
 #include "engine/driver/kafka_sink.hpp"
 #include "engine/driver/stop_request.hpp"
 #include "engine/kafka_runtime.hpp"

@@ -129,7 +129,7 @@ asio::awaitable<ss::topics_listed> runtime::list_topics(std::chrono::millisecond
   if (answer)
     out.names = std::move(*answer);
   else
-    out.error = std::move(answer.error());
+    out.error = failure_of(answer.error());
   co_return out;
 }
 
@@ -185,7 +185,7 @@ asio::awaitable<ss::transactions_initialised> runtime::init_transactions(std::ch
   ss::transactions_initialised out;
   out.called = steady_clock::now();
   auto op = producer_->async_init_transactions(slice);
-  out.result = co_await std::move(op);
+  out.result = failure_of(co_await std::move(op));
   out.now = steady_clock::now();
   co_return out;
 }
@@ -195,7 +195,7 @@ asio::awaitable<ss::transactions_initialised> runtime::init_transactions(std::ch
 asio::awaitable<ss::plan_log_created> runtime::create_plan_log(const ss::action& a) {
   auto op = producer_->async_create_log_topic(a.topic, options_.connect_timeout);
   kafka::error_report e = co_await std::move(op);
-  co_return ss::plan_log_created{std::move(e)};
+  co_return ss::plan_log_created{failure_of(e)};
 }
 
 asio::awaitable<ss::plan_log_read> runtime::read_plan_log(const ss::action& a) {
@@ -204,9 +204,9 @@ asio::awaitable<ss::plan_log_read> runtime::read_plan_log(const ss::action& a) {
   kafka::kafka_result<std::vector<kafka::log_record>> log = co_await std::move(op);
   ss::plan_log_read out;
   if (log)
-    out.log = std::move(*log);
+    out.log = log_of(std::move(*log));
   else
-    out.error = std::move(log.error());
+    out.error = failure_of(log.error());
   co_return out;
 }
 
@@ -218,7 +218,7 @@ asio::awaitable<ss::claim_appended> runtime::append_claim(const ss::action& a) {
   if (at)
     out.at = *at;
   else
-    out.error = std::move(at.error());
+    out.error = failure_of(at.error());
   co_return out;
 }
 
@@ -234,7 +234,7 @@ ss::state_committed runtime::commit_state() {
 ss::subscribed runtime::subscribe() {
   kafka::error_report e = consumer_->subscribe({plan_.identity.source_topic});
   if (!e.failed()) serve_delivery_reports();
-  return {std::move(e)};
+  return {failure_of(e)};
 }
 
 }  // namespace streamt::engine::driver

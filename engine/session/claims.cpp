@@ -13,9 +13,9 @@ std::optional<plan_claim> from_claim_record(std::string_view value) {
   return plan_claim{std::move(r->first), std::move(r->second)};
 }
 
-std::vector<logged_claim> claims_in(const std::vector<kafka::log_record>& log) {
+std::vector<logged_claim> claims_in(const std::vector<log_record>& log) {
   std::vector<logged_claim> claims;
-  for (const kafka::log_record& r : log)
+  for (const log_record& r : log)
     if (std::optional<plan_claim> c = from_claim_record(r.value)) claims.push_back({r.offset, std::move(*c)});
   return claims;
 }

@@ -24,7 +24,6 @@
 
 #include "engine/lineage.hpp"
 #include "engine/session/succession.hpp"
-#include "kafka/plan_log.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -46,6 +45,13 @@ std::string to_claim_record(const plan_claim& c);
 // nullopt for a value that is not a claim of ours (it changes nothing).
 std::optional<plan_claim> from_claim_record(std::string_view value);
 
+// One record of the plan log, as the driver read it.
+struct log_record {
+  std::int64_t offset = 0;
+  std::string key;
+  std::string value;
+};
+
 struct logged_claim {
   std::int64_t offset = 0;
   plan_claim claim;
@@ -53,7 +59,7 @@ struct logged_claim {
 
 // The claims among a plan log's records, in order; a record that is not a
 // claim of ours changes nothing and is left out.
-std::vector<logged_claim> claims_in(const std::vector<kafka::log_record>& log);
+std::vector<logged_claim> claims_in(const std::vector<log_record>& log);
 
 // The claim standing after `log` (in offset order), or nullopt when none
 // does (an empty log).

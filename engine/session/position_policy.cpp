@@ -8,7 +8,7 @@
 namespace streamt::engine::session {
 
 std::variant<start_at, start_refused> start_position(std::string_view name, std::optional<offset> committed,
-                                                     const std::optional<kafka::watermarks>& marks,
+                                                     const std::optional<watermarks>& marks,
                                                      reset_policy reset) {
   if (!committed)
     return start_at{std::nullopt, std::string(name) +
@@ -16,8 +16,8 @@ std::variant<start_at, start_refused> start_position(std::string_view name, std:
                                       "from the earliest offset"};
   if (!marks)  // a bug in the driver: the marks are asked whenever there is a committed offset
     return start_refused{std::string(name) + ": the log's offsets are not known"};
-  const offset low{marks->low};
-  const offset high{marks->high};
+  const offset low = marks->low;
+  const offset high = marks->high;
   if (*committed >= low && *committed <= high)
     return start_at{committed, std::string(name) + ": resuming at committed offset " + to_string(*committed)};
   const std::string what = std::string(name) + ": committed offset " + to_string(*committed) +
@@ -35,24 +35,22 @@ std::variant<start_at, start_refused> start_position(std::string_view name, std:
   return start_refused{what};
 }
 
-consumer_error_verdict classify(const kafka::consumer_error& e) noexcept {
-  const rd_kafka_resp_err_t code = e.error.info.code;
-  if (kafka::is_partition_eof(code)) return consumer_error_verdict::ignore;
+consumer_error_verdict classify(const consumer_error& e) noexcept {
+  const failure& f = e.error;
+  if (f.partition_eof) return consumer_error_verdict::ignore;
   // Static membership: a newer member with our group.instance.id took over
   // (a copy of this state directory runs); its producer fences ours too.
-  if (kafka::is_instance_fenced(code)) return consumer_error_verdict::fenced;
-  if (kafka::is_offset_out_of_range(code)) return consumer_error_verdict::out_of_range;
-  const kafka::refused_resource refused = kafka::refused_for(code);
-  if (kafka::is_unknown_topic_or_partition(code) || refused == kafka::refused_resource::topic ||
-      refused == kafka::refused_resource::group || e.error.info.fatal)
+  if (f.instance_fenced) return consumer_error_verdict::fenced;
+  if (f.offset_out_of_range) return consumer_error_verdict::out_of_range;
+  if (f.unknown_topic_or_partition || f.refused == refused_resource::topic ||
+      f.refused == refused_resource::group || f.fatal())
     return consumer_error_verdict::unavailable;
   return consumer_error_verdict::keep_going;
 }
 
-consumer_error_effect effect_of(const kafka::consumer_error& e, std::string_view source_topic,
+consumer_error_effect effect_of(const consumer_error& e, std::string_view source_topic,
                                 std::string_view sink_topic, std::string_view application_id) {
-  const std::string where = e.partition ? e.partition->topic + "/" + std::to_string(e.partition->partition)
-                                        : std::string("a partition");
+  const std::string where = e.partition.empty() ? std::string("a partition") : e.partition;
   switch (classify(e)) {
     case consumer_error_verdict::ignore:
       return {};
@@ -67,7 +65,7 @@ consumer_error_effect effect_of(const kafka::consumer_error& e, std::string_view
                          "replayed",
                      {}}};
     case consumer_error_verdict::unavailable:
-      if (std::optional<std::string> line = refusal_line(e.error.info.code, "consumer: " + e.error.message,
+      if (std::optional<std::string> line = refusal_line(e.error.refused, "consumer: " + e.error.message,
                                                          source_topic, sink_topic, application_id))
         return {{}, ending{run_status::unavailable, std::move(*line), {}}};
       return {{}, ending{run_status::unavailable, "consumer: " + e.error.message, {}}};
@@ -85,7 +83,7 @@ consumer_error_effect effect_of(const kafka::consumer_error& e, std::string_view
 
 std::variant<partition_start, ending> partition_start_of(
     std::string_view name, std::optional<offset> committed, const std::optional<lineage>& last,
-    const our_plan& ours, const std::optional<kafka::watermarks>& marks, reset_policy reset) {
+    const our_plan& ours, const std::optional<watermarks>& marks, reset_policy reset) {
   // Whether this plan may take the partition at all, before anything of it
   // is consumed.
   auto inherited = succession(name, committed, last, ours);

@@ -15,10 +15,9 @@
 //    silent skip or replay.
 
 #include "engine/session/action.hpp"
+#include "engine/session/failure.hpp"
 #include "engine/session/positions.hpp"
 #include "engine/session/succession.hpp"
-#include "kafka/consumer.hpp"
-#include "kafka/topic_partition.hpp"
 
 #include <optional>
 #include <string>
@@ -46,7 +45,7 @@ struct start_refused {
 // `name` is "topic/partition", for the messages. `marks` is needed only when
 // there is a committed offset (the driver asks for them only then).
 std::variant<start_at, start_refused> start_position(std::string_view name, std::optional<offset> committed,
-                                                     const std::optional<kafka::watermarks>& marks,
+                                                     const std::optional<watermarks>& marks,
                                                      reset_policy reset);
 
 enum class consumer_error_verdict {
@@ -57,7 +56,13 @@ enum class consumer_error_verdict {
   fenced,        // another consumer runs with our group.instance.id: exit 75
 };
 
-consumer_error_verdict classify(const kafka::consumer_error& e) noexcept;
+// An error the consumer reported while polling.
+struct consumer_error {
+  failure error;
+  std::string partition;  // "topic/partition" for an error of one partition, else empty
+};
+
+consumer_error_verdict classify(const consumer_error& e) noexcept;
 
 // What a consumer error does to the run: nothing, a line (`warning`), or the
 // end of the run (`end`, with the status and what to do). The names are for
@@ -67,7 +72,7 @@ struct consumer_error_effect {
   std::string warning;
   std::optional<ending> end;
 };
-consumer_error_effect effect_of(const kafka::consumer_error& e, std::string_view source_topic,
+consumer_error_effect effect_of(const consumer_error& e, std::string_view source_topic,
                                 std::string_view sink_topic, std::string_view application_id);
 
 // Whether this plan takes a partition it was assigned, and where it starts,
@@ -80,6 +85,6 @@ struct partition_start {
 };
 std::variant<partition_start, ending> partition_start_of(
     std::string_view name, std::optional<offset> committed, const std::optional<lineage>& last,
-    const our_plan& ours, const std::optional<kafka::watermarks>& marks, reset_policy reset);
+    const our_plan& ours, const std::optional<watermarks>& marks, reset_policy reset);
 
 }  // namespace streamt::engine::session

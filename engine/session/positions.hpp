@@ -27,6 +27,12 @@ struct offset {
 
 // The offset a consumer takes after `o`, and the offset a commit stores for
 // a partition whose last handled record is `o`.
+// A partition's log as the brokers last described it.
+struct watermarks {
+  offset low;   // the first record retained
+  offset high;  // the offset after the last record
+};
+
 constexpr offset next_offset(offset o) noexcept { return offset{o.value + 1}; }
 // The record before `next` (the last one handled when `next` is committed).
 constexpr offset previous_offset(offset next) noexcept { return offset{next.value - 1}; }

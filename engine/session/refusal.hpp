@@ -12,7 +12,7 @@
 // FindCoordinator error, and the user looks at the broker's configuration
 // instead of its ACLs.
 
-#include "kafka/error.hpp"
+#include "engine/session/failure.hpp"
 
 #include <optional>
 #include <string>
@@ -21,19 +21,19 @@
 namespace streamt::engine::session {
 
 // What each refusal needs granted; nullopt for a code that is no refusal.
-inline std::optional<std::string> grant_for(rd_kafka_resp_err_t code, std::string_view source_topic,
+inline std::optional<std::string> grant_for(refused_resource refused, std::string_view source_topic,
                                             std::string_view sink_topic, std::string_view application_id) {
-  switch (kafka::refused_for(code)) {
-    case kafka::refused_resource::topic:
+  switch (refused) {
+    case refused_resource::topic:
       return "Read and Describe on topic '" + std::string(source_topic) + "', Write and Describe on topic '" +
              std::string(sink_topic) + "'";
-    case kafka::refused_resource::group:
+    case refused_resource::group:
       return "Read on group '" + std::string(application_id) + "'";
-    case kafka::refused_resource::transactional_id:
+    case refused_resource::transactional_id:
       return "Write and Describe on the transactional ids with prefix '" + std::string(application_id) + "-'";
-    case kafka::refused_resource::cluster:
+    case refused_resource::cluster:
       return "IdempotentWrite on the cluster";
-    case kafka::refused_resource::none:
+    case refused_resource::none:
       return std::nullopt;
   }
   return std::nullopt;
@@ -41,10 +41,10 @@ inline std::optional<std::string> grant_for(rd_kafka_resp_err_t code, std::strin
 
 // "the brokers refuse this client: MESSAGE. Grant its principal ..." for a
 // refusal; nullopt otherwise.
-inline std::optional<std::string> refusal_line(rd_kafka_resp_err_t code, std::string_view message,
+inline std::optional<std::string> refusal_line(refused_resource refused, std::string_view message,
                                                std::string_view source_topic, std::string_view sink_topic,
                                                std::string_view application_id) {
-  std::optional<std::string> grant = grant_for(code, source_topic, sink_topic, application_id);
+  std::optional<std::string> grant = grant_for(refused, source_topic, sink_topic, application_id);
   if (!grant) return std::nullopt;
   // The broker's own text often ends in a full stop; ours follows it.
   while (!message.empty() && (message.back() == '.' || message.back() == ' ')) message.remove_suffix(1);

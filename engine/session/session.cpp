@@ -59,13 +59,6 @@ std::string_view to_string(act a) noexcept {
 
 namespace {
 
-kafka::error_report abortable(rd_kafka_resp_err_t code, std::string message) {
-  kafka::error_report e;
-  e.info = kafka::txn_error_info::abortable_error(code);
-  e.message = std::move(message);
-  return e;
-}
-
 std::string millis(clock::duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
 }
@@ -150,7 +143,7 @@ action run_session::handle(const batch_produced& e) {
   // What is left of the batch: the invalid record first, when there is one.
   const std::span<const record_view> rest = batch_.subspan(std::min(r.handled, batch_.size()));
   batch_ = {};
-  if (std::optional<kafka::error_report> failed = sink_.take_error()) {
+  if (std::optional<failure> failed = sink_.take_error()) {
     note_refusal(*failed);
     std::string warning = "producing failed: " + failed->message + "; aborting the transaction";
     return follow(machine_.step(commit::delivery_failed{std::move(*failed)}), std::move(warning));
@@ -179,7 +172,7 @@ action run_session::handle(const batch_produced& e) {
 }
 
 action run_session::handle(const dead_lettered& e) {
-  if (std::optional<kafka::error_report> failed = sink_.take_error()) {
+  if (std::optional<failure> failed = sink_.take_error()) {
     batch_ = {};
     note_refusal(*failed);
     std::string warning = "writing to dead-letter topic '" + config_.dead_letter_topic +
@@ -212,8 +205,8 @@ action run_session::handle(const flushed& e) {
   note_refusal(e.result);
   if (e.result.failed()) {
     // Unknown whether every record landed: abort, never commit.
-    kafka::error_report f = abortable(
-        e.result.info.code, "waiting for the delivery reports before committing: " + e.result.message);
+    failure f = failure::abortable("waiting for the delivery reports before committing: " + e.result.message,
+                                   e.result);
     return follow(machine_.step(commit::offsets_sent{std::move(f)}));
   }
   return after_flush({});
@@ -225,9 +218,7 @@ action run_session::handle(const flushed& e) {
 action run_session::after_flush(std::string warning) {
   if (std::optional<std::string> trailing = sink_.take_trailing()) {
     std::string w = *trailing + "; aborting the transaction and rewinding";
-    return follow(machine_.step(commit::offsets_sent{
-                      abortable(kafka::code_of(kafka::local_error::inconsistent), *trailing)}),
-                  std::move(w));
+    return follow(machine_.step(commit::offsets_sent{failure::abortable(*trailing)}), std::move(w));
   }
   if (ledger_.pending().empty()) return follow(machine_.step(commit::offsets_sent{}), std::move(warning));
   action a;
@@ -243,14 +234,14 @@ action run_session::handle(const offsets_sent& e) {
   return follow(machine_.step(commit::offsets_sent{e.result}), std::move(warning));
 }
 
-bool run_session::still_under_way(const kafka::error_report& e, clock::time_point now) const {
-  return kafka::is_timed_out(e.info.code) && call_began_ && now - *call_began_ < config_.whole_call_limit;
+bool run_session::still_under_way(const failure& e, clock::time_point now) const {
+  return e.timed_out && call_began_ && now - *call_began_ < config_.whole_call_limit;
 }
 
 // A slice of commit_transaction or abort_transaction that ended with the
 // call still under way: call again (past the stop deadline, leave it to the
 // broker). nullopt once the slice is an outcome.
-std::optional<action> run_session::call_again(const kafka::error_report& r, clock::time_point called,
+std::optional<action> run_session::call_again(const failure& r, clock::time_point called,
                                               clock::time_point now, const commit::event& pending) {
   if (!call_began_) call_began_ = called;
   if (!still_under_way(r, now)) return std::nullopt;
@@ -325,8 +316,7 @@ action run_session::handle(const revoked& e) {
     // With a lost assignment another member may own them already: abort.
     if (e.lost)
       return follow(machine_.step(commit::delivery_failed{
-          abortable(kafka::code_of(kafka::local_error::assignment_lost),
-                    "partitions were lost to another member before the transaction committed")}));
+          failure::abortable("partitions were lost to another member before the transaction committed")}));
     return follow(machine_.step(commit::produced_ok{}));
   }
   action a;
@@ -384,8 +374,7 @@ action run_session::follow(commit::next_action a, std::string warning) {
       if (std::optional<std::string> back = ledger_.went_back(batch_)) {
         batch_ = {};
         return follow(
-            machine_.step(commit::delivery_failed{abortable(kafka::code_of(kafka::local_error::inconsistent),
-                                                            "the consumer went back: " + *back)}),
+            machine_.step(commit::delivery_failed{failure::abortable("the consumer went back: " + *back)}),
             *back + "; aborting the transaction and rewinding");
       }
       next.kind = act::produce;

@@ -45,12 +45,12 @@
 #include "engine/run_defaults.hpp"
 #include "engine/run_status.hpp"
 #include "engine/session/action.hpp"
+#include "engine/session/failure.hpp"
 #include "engine/session/offset_ledger.hpp"
 #include "engine/session/positions.hpp"
 #include "engine/session/sink_tracker.hpp"
 #include "engine/session/start_up.hpp"
 #include "engine/session/stop_policy.hpp"
-#include "kafka/error.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -139,28 +139,28 @@ struct batch_produced {
 // commit interval ended, or a stop's wait for the first assignment did.
 struct commit_due {};
 struct began {
-  kafka::error_report result;
+  failure result;
   clock::time_point now;
 };
 struct flushed {
-  kafka::error_report result;
+  failure result;
 };
 struct offsets_sent {
-  kafka::error_report result;
+  failure result;
 };
 // One slice of commit_transaction / abort_transaction returned.
 struct commit_returned {
-  kafka::error_report result;
+  failure result;
   clock::time_point called;  // when this slice was called
   clock::time_point now;     // when it returned
 };
 struct abort_returned {
-  kafka::error_report result;
+  failure result;
   clock::time_point called;
   clock::time_point now;
 };
 struct rewound {
-  kafka::error_report result;
+  failure result;
   // The wait for the brokers was ended by a stop signal, not by a failure.
   bool cut_short_by_stop = false;
   // Where each partition was sought to (those with a committed offset).
@@ -177,7 +177,7 @@ struct revoked {
   bool lost = false;  // another member may own them already
 };
 struct given_up {
-  kafka::error_report result;
+  failure result;
 };
 struct assigned {
   std::vector<partition_id> partitions;
@@ -203,7 +203,7 @@ struct client_failed {
 struct broker_wait {
   std::string what;          // "the committed offsets", "the offsets of T/P"
   clock::duration waited{};  // since the wait began
-  kafka::error_report last;  // the last unanswered attempt's error
+  failure last;              // the last unanswered attempt's error
 };
 
 // The driver refused partitions it was assigned (a committed position out
@@ -319,8 +319,8 @@ class run_session {
   action follow(commit::next_action a, std::string warning = {});
   action after_flush(std::string warning);
   action rewind(std::string warning);
-  std::optional<action> call_again(const kafka::error_report& r, clock::time_point called,
-                                   clock::time_point now, const commit::event& pending);
+  std::optional<action> call_again(const failure& r, clock::time_point called, clock::time_point now,
+                                   const commit::event& pending);
   action poll() const;
   action poll_or_commit(std::string warning);
   action close(std::optional<ending> failure, std::string warning = {});
@@ -330,8 +330,8 @@ class run_session {
   action done(const std::string& reason, std::string warning);
   action emit(action a);
   bool due(clock::time_point now) const;
-  bool still_under_way(const kafka::error_report& e, clock::time_point now) const;
-  std::optional<action> stalled(std::string_view call, const kafka::error_report& r, clock::time_point now);
+  bool still_under_way(const failure& e, clock::time_point now) const;
+  std::optional<action> stalled(std::string_view call, const failure& r, clock::time_point now);
   std::uint64_t committed_total() const noexcept {
     return committed_base_ + machine_.transactions_committed();
   }
@@ -371,7 +371,7 @@ class run_session {
   // exit 69 once nothing is open, instead of aborting and retrying a
   // transaction the brokers will refuse every time.
   std::string not_authorised_;
-  void note_refusal(const kafka::error_report& e);
+  void note_refusal(const failure& e);
   action close_refused(std::string warning);
   void forget_transaction();
   // The open transaction's pace.

@@ -136,9 +136,9 @@ action run_session::close_refused(std::string warning) {
   return close(ending{run_status::unavailable, not_authorised_, {}}, std::move(warning));
 }
 
-void run_session::note_refusal(const kafka::error_report& e) {
+void run_session::note_refusal(const failure& e) {
   if (!not_authorised_.empty() || !e.failed()) return;
-  if (std::optional<std::string> line = refusal_line(e.info.code, e.message, config_.source_topic,
+  if (std::optional<std::string> line = refusal_line(e.refused, e.message, config_.source_topic,
                                                      config_.sink_topic, config_.application_id))
     not_authorised_ = std::move(*line);
 }
@@ -187,10 +187,8 @@ action run_session::handle(const assignment_refused& e) {
 // there: an unknown outcome is the broker's to decide, and the next
 // producer's init_transactions waits for that decision. A stop under way
 // has its own deadline and is left to it.
-std::optional<action> run_session::stalled(std::string_view call, const kafka::error_report& r,
-                                           clock::time_point now) {
-  const bool no_outcome =
-      r.failed() && (kafka::is_timed_out(r.info.code) || r.what() == kafka::condition::retriable);
+std::optional<action> run_session::stalled(std::string_view call, const failure& r, clock::time_point now) {
+  const bool no_outcome = r.failed() && (r.timed_out || r.what == condition::retriable);
   if (!no_outcome) {
     outcome_wait_began_.reset();
     return std::nullopt;
@@ -211,7 +209,7 @@ run_failed run_session::unanswered(std::string message, bool stop_requested) con
 }
 
 std::optional<std::string> run_session::broker_wait_ends(const broker_wait& w) {
-  if (!established_ || !kafka::is_transient_code(w.last.info.code)) return w.last.message;
+  if (!established_ || !w.last.transient) return w.last.message;
   if (w.waited < config_.stall_timeout) return std::nullopt;
   stalled_ = true;
   return "the brokers have not answered for " + w.what + " for " + whole_seconds(w.waited) +

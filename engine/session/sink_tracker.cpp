@@ -25,9 +25,8 @@ std::uint64_t sink_tracker::producing_dead_letter(const record_view& in, std::si
   return opaque;
 }
 
-void sink_tracker::refused_at_once(kafka::error_report e) {
-  if (kafka::is_never_accepted(e.info.code) && !sources_.empty())
-    note_unproducible(sources_.back(), e.message);
+void sink_tracker::refused_at_once(failure e) {
+  if (e.never_accepted && !sources_.empty()) note_unproducible(sources_.back(), e.message);
   if (!error_) error_ = std::move(e);
 }
 
@@ -43,8 +42,8 @@ void sink_tracker::delivered(std::uint64_t opaque, std::int32_t sink_partition, 
     trailing_ = dead_letter ? "dead-letter topic: " + *s : std::move(*s);
 }
 
-void sink_tracker::delivery_failed(std::uint64_t opaque, const kafka::error_report& e) {
-  if (!kafka::is_never_accepted(e.info.code) || (opaque >> 32) != generation_) return;
+void sink_tracker::delivery_failed(std::uint64_t opaque, const failure& e) {
+  if (!e.never_accepted || (opaque >> 32) != generation_) return;
   const std::size_t index = opaque & 0xffffffffu;
   if (index < sources_.size()) note_unproducible(sources_[index], e.message);
 }
@@ -81,7 +80,7 @@ void sink_tracker::committed() {
 
 std::optional<std::string> sink_tracker::take_trailing() { return std::exchange(trailing_, std::nullopt); }
 
-std::optional<kafka::error_report> sink_tracker::take_error() { return std::exchange(error_, std::nullopt); }
+std::optional<failure> sink_tracker::take_error() { return std::exchange(error_, std::nullopt); }
 
 std::optional<unproducible_at> sink_tracker::unproducible_in(std::span<const record_view> batch) const {
   if (known_.empty()) return std::nullopt;  // the per-batch cost of a healthy run

@@ -27,8 +27,8 @@
 
 #include "engine/record.hpp"
 #include "engine/session/aborted_tail.hpp"
+#include "engine/session/failure.hpp"
 #include "engine/session/positions.hpp"
-#include "kafka/error.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -66,11 +66,11 @@ class sink_tracker {
   // topic. Its reports are checked against that topic's partitions.
   std::uint64_t producing_dead_letter(const record_view& in, std::size_t size);
   // The produce call of the record just announced failed at once.
-  void refused_at_once(kafka::error_report e);
+  void refused_at_once(failure e);
 
   // A delivery report.
   void delivered(std::uint64_t opaque, std::int32_t sink_partition, std::int64_t sink_offset);
-  void delivery_failed(std::uint64_t opaque, const kafka::error_report& e);
+  void delivery_failed(std::uint64_t opaque, const failure& e);
 
   // The open transaction ended.
   void aborted();
@@ -82,7 +82,7 @@ class sink_tracker {
   // A record of an aborted transaction found inside the open one.
   std::optional<std::string> take_trailing();
   // The error of a produce call since the last take.
-  std::optional<kafka::error_report> take_error();
+  std::optional<failure> take_error();
   // The record the open transaction's refusals blame so far: the largest
   // of those the sink refused for good (the broker refuses a whole batch
   // when it is too large, so every record of it reports the error). It
@@ -102,7 +102,7 @@ class sink_tracker {
   // Blamed by earlier attempts, until a committed transaction dead-letters
   // them (at most one more per aborted attempt, so this stays small).
   std::vector<unproducible_record> known_;
-  std::optional<kafka::error_report> error_;
+  std::optional<failure> error_;
   aborted_tail tail_;
   aborted_tail dead_letter_tail_;  // the dead-letter topic's partitions
   std::optional<std::string> trailing_;

@@ -18,9 +18,8 @@ std::string whole_seconds(clock::duration d) {
 }
 
 // A topic's ACL or the cluster's (CreateTopics) refused the plan log.
-bool log_refused(const kafka::error_report& e) {
-  const kafka::refused_resource r = kafka::refused_for(e.info.code);
-  return r == kafka::refused_resource::topic || r == kafka::refused_resource::cluster;
+bool log_refused(const failure& e) {
+  return e.refused == refused_resource::topic || e.refused == refused_resource::cluster;
 }
 
 // How often a start-up wait for the brokers says it still waits.
@@ -181,8 +180,8 @@ start_step start_up::init_transactions(std::string warning) {
   return s;
 }
 
-std::optional<std::string> start_up::refusal(const kafka::error_report& e, std::string_view call) const {
-  return refusal_line(e.info.code, std::string(call) + ": " + e.message, config_.source_topic,
+std::optional<std::string> start_up::refusal(const failure& e, std::string_view call) const {
+  return refusal_line(e.refused, std::string(call) + ": " + e.message, config_.source_topic,
                       config_.sink_topic, config_.application_id);
 }
 
@@ -191,8 +190,7 @@ start_step start_up::on(const transactions_initialised& e) {
   if (!e.result.failed()) return claim();
   if (std::optional<std::string> line = refusal(e.result, "init_transactions"))
     return fail(run_status::unavailable, std::move(*line));
-  const bool no_answer =
-      kafka::is_timed_out(e.result.info.code) || e.result.what() == kafka::condition::retriable;
+  const bool no_answer = e.result.timed_out || e.result.what == condition::retriable;
   if (!no_answer)
     return fail(run_status::unavailable,
                 "the broker refused transactions (init_transactions: " + e.result.message +
@@ -208,7 +206,7 @@ start_step start_up::on(const transactions_initialised& e) {
   std::string warning;
   // A slice that ended with the call under way is no news; a wait that
   // lasts is, every 30 s, and so is a retriable error of the brokers'.
-  const bool slice_ended = kafka::is_timed_out(e.result.info.code);
+  const bool slice_ended = e.result.timed_out;
   if (!slice_ended || (waited >= std::chrono::seconds(5) &&
                        (!init_warned_ || e.now - *init_warned_ >= still_waiting_every))) {
     init_warned_ = e.now;
@@ -267,7 +265,7 @@ start_step start_up::read_log() {
 start_step start_up::on(const plan_log_read& e) {
   const std::string& topic = log_topic_;
   if (!e.log) {
-    if (create_refused_ && kafka::is_unknown_topic_or_partition(e.error.info.code))
+    if (create_refused_ && e.error.unknown_topic_or_partition)
       return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic +
                                                ": it does not exist, and creating it was refused (" +
                                                create_error_ + ")" + grant_log(topic));

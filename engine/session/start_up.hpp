@@ -27,8 +27,8 @@
 
 #include "engine/session/action.hpp"
 #include "engine/session/claims.hpp"
+#include "engine/session/failure.hpp"
 #include "engine/session/succession.hpp"
-#include "kafka/error.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -75,7 +75,7 @@ struct prepared {
 };
 struct topics_listed {
   std::optional<std::set<std::string>> names;  // nullopt: not answered (`error` says why)
-  kafka::error_report error;
+  failure error;
   clock::time_point called;
   clock::time_point now;
 };
@@ -83,26 +83,26 @@ struct batches_capped {
   std::string refused;  // a producer with the capped batch.size could not be made: why
 };
 struct transactions_initialised {
-  kafka::error_report result;
+  failure result;
   clock::time_point called;
   clock::time_point now;
 };
 struct plan_log_created {
-  kafka::error_report result;
+  failure result;
 };
 struct plan_log_read {
-  std::optional<std::vector<kafka::log_record>> log;  // nullopt: `error` says why
-  kafka::error_report error;
+  std::optional<std::vector<log_record>> log;  // nullopt: `error` says why
+  failure error;
 };
 struct claim_appended {
   std::optional<std::int64_t> at;  // the claim's offset; nullopt: `error` says why
-  kafka::error_report error;
+  failure error;
 };
 struct state_committed {
   std::string error;  // empty: written
 };
 struct subscribed {
-  kafka::error_report result;
+  failure result;
 };
 
 // ---- the part ----------------------------------------------------------------
@@ -161,7 +161,7 @@ class start_up {
   start_step commit_state();
   start_step ask(act kind);
   start_step fail(run_status s, std::string message);
-  std::optional<std::string> refusal(const kafka::error_report& e, std::string_view call) const;
+  std::optional<std::string> refusal(const failure& e, std::string_view call) const;
 
   start_config config_;
   std::string log_topic_;  // the plan log's (claims.hpp)
@@ -171,7 +171,7 @@ class start_up {
   // The first topic list was asked then: --connect-timeout-ms counts from it.
   std::optional<clock::time_point> listing_began_;
   clock::time_point last_list_called_{};
-  kafka::error_report last_list_error_;
+  failure last_list_error_;
   // init_transactions: its first slice, and its last warning line.
   std::optional<clock::time_point> init_began_;
   std::optional<clock::time_point> init_warned_;

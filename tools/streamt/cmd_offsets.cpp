@@ -5,6 +5,7 @@
 // a stopped group past one poisoned record (contract §6, operations.md).
 // The operator's answer to exit 65 without Kafka's Java tools.
 
+#include "engine/client_failure.hpp"
 #include "engine/lineage.hpp"
 #include "engine/session/claims.hpp"
 #include "kafka/group_admin.hpp"
@@ -144,7 +145,8 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
     return request_failed("reading the plan log " + f.log_topic, log.error());
   }
   f.log_exists = true;
-  const std::vector<engine::session::logged_claim> claims = engine::session::claims_in(*log);
+  const std::vector<engine::session::logged_claim> claims =
+      engine::session::claims_in(engine::log_of(std::move(*log)));
   f.claims = claims.size();
   f.standing = engine::session::standing_claim(claims);
   return f;

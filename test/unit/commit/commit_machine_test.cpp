@@ -3,36 +3,46 @@
 
 #include "engine/commit_machine.hpp"
 
+#include "engine/client_failure.hpp"
+
 #define BOOST_TEST_MODULE commit_machine
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <string>
+#include <utility>
 
 namespace c = streamt::engine::commit;
 namespace k = streamt::kafka;
 using namespace std::chrono_literals;
 using c::action;
 
+using failure = streamt::engine::session::failure;
+
 namespace {
 
-k::error_report ok() { return {}; }
-k::error_report timed_out() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "commit timed out"};
+// What the runtime hands the machine for an error librdkafka reported.
+failure client(k::txn_error_info info, std::string message) {
+  return streamt::engine::failure_of(k::error_report{info, std::move(message)});
 }
-k::error_report coordinator_moved() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), "coordinator moved"};
+failure ok() { return {}; }
+failure timed_out() {
+  return client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "commit timed out");
 }
-k::error_report abortable() {
-  return {k::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT), "message timed out"};
+failure coordinator_moved() {
+  return client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), "coordinator moved");
 }
-k::error_report fatal() {
-  return {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
-          "not authorized"};
+failure abortable() {
+  return client(k::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT), "message timed out");
 }
-k::error_report fenced() {
-  return {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED), "fenced by epoch 7"};
+failure fatal() {
+  return client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+                "not authorized");
 }
-k::error_report unclassified() { return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__STATE), "wrong state"}; }
+failure fenced() {
+  return client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED), "fenced by epoch 7");
+}
+failure unclassified() { return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__STATE), "wrong state"); }
 
 // Walks a fresh machine through begin, produce and send_offsets; the next
 // action it asked for is commit.

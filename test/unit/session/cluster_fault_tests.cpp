@@ -17,15 +17,16 @@ using namespace streamt::test::steps;
 
 namespace {
 
-k::error_report not_coordinator() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), "Broker: Not coordinator"};
+ss::failure not_coordinator() {
+  return client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR),
+                "Broker: Not coordinator");
 }
-k::error_report coordinator_unavailable() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE),
-          "Broker: Coordinator not available"};
+ss::failure coordinator_unavailable() {
+  return client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE),
+                "Broker: Coordinator not available");
 }
-k::error_report delivery_timed_out() {
-  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT), "Local: Message timed out"};
+ss::failure delivery_timed_out() {
+  return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT), "Local: Message timed out");
 }
 
 // The open transaction's commit slices end with the call under way `slices`
@@ -68,7 +69,8 @@ BOOST_AUTO_TEST_CASE(
     input_leader_kill_transport_errors_are_lines_and_a_record_fetched_again_is_never_produced_twice) {
   k::consumer_error cut;
   cut.error = {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TRANSPORT), "Local: Broker transport failure"};
-  const ss::consumer_error_effect effect = ss::effect_of(cut, "orders", "big-orders", "orders-app");
+  const ss::consumer_error_effect effect =
+      ss::effect_of(streamt::engine::consumer_error_of(cut), "orders", "big-orders", "orders-app");
   BOOST_TEST(!effect.end.has_value());
   BOOST_TEST(!effect.warning.empty());
   run r;

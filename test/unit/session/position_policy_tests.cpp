@@ -3,6 +3,9 @@
 
 #include "engine/session/position_policy.hpp"
 
+#include "engine/client_failure.hpp"
+#include "kafka/consumer.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 // engine/session/position_policy.hpp: where an assigned partition starts
@@ -14,18 +17,19 @@ using streamt::engine::reset_policy;
 
 namespace {
 
-const k::watermarks log_0_to_100{.low = 40, .high = 100};
+const ss::watermarks log_0_to_100{.low = ss::offset{40}, .high = ss::offset{100}};
 
 ss::start_at started(const std::variant<ss::start_at, ss::start_refused>& v) {
   BOOST_TEST_REQUIRE(std::holds_alternative<ss::start_at>(v));
   return std::get<ss::start_at>(v);
 }
 
-k::consumer_error error_of(rd_kafka_resp_err_t code, bool fatal = false) {
+// What the driver hands the policy for a consumer error librdkafka reported.
+ss::consumer_error error_of(rd_kafka_resp_err_t code, bool fatal = false) {
   k::consumer_error e;
   e.error.info = fatal ? k::txn_error_info::fatal_error(code) : k::txn_error_info::plain(code);
   e.error.message = "test";
-  return e;
+  return streamt::engine::consumer_error_of(e);
 }
 
 }  // namespace

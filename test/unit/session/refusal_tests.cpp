@@ -3,6 +3,9 @@
 
 #include "engine/session/refusal.hpp"
 
+#include "engine/client_failure.hpp"
+#include "kafka/error.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 // engine/session/refusal.hpp: each ACL refusal names what to grant, on which
@@ -12,8 +15,12 @@
 namespace ss = streamt::engine::session;
 
 namespace {
+// What the session is told of a failure with `code`: which grant it refused.
+ss::refused_resource refused(rd_kafka_resp_err_t code) {
+  return streamt::engine::failure_of(streamt::kafka::report_of(code)).refused;
+}
 std::optional<std::string> line(rd_kafka_resp_err_t code) {
-  return ss::refusal_line(code, "add partitions: refused", "orders", "big-orders", "shop");
+  return ss::refusal_line(refused(code), "add partitions: refused", "orders", "big-orders", "shop");
 }
 }  // namespace
 
@@ -48,8 +55,8 @@ BOOST_AUTO_TEST_CASE(a_cluster_refusal_asks_for_idempotent_write) {
 
 BOOST_AUTO_TEST_CASE(the_brokers_full_stop_is_not_doubled) {
   BOOST_TEST(
-      ss::refusal_line(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED, "Group authorization failed.", "o", "b",
-                       "shop")
+      ss::refusal_line(refused(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED), "Group authorization failed.",
+                       "o", "b", "shop")
           .value()
           .starts_with("the brokers refuse this client: Group authorization failed. Grant its principal"));
 }

@@ -578,8 +578,8 @@ BOOST_AUTO_TEST_CASE(a_transactional_id_the_acls_refuse_is_unavailable_not_a_fat
   r.open_with({{0, 0}});
   r.to_commit();
   const ss::action end = r.commit_returns(
-      {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
-       "not allowed"});
+      client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+             "not allowed"));
   BOOST_TEST(end.kind == act::close);
   BOOST_TEST((r.s.outcome().status == run_status::unavailable));
   BOOST_TEST(r.s.outcome().message.find("prefix 'orders-app-'") != std::string::npos, r.s.outcome().message);
@@ -611,7 +611,7 @@ BOOST_AUTO_TEST_CASE(broker_kill_a_stale_coordinator_answer_is_refused_and_a_sto
   BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
   BOOST_TEST(r.s.on(ss::stop_seen{graceful}).kind == act::rewind);  // the rewind in hand goes on
   const ss::action end =
-      r.s.on(ss::rewound{{k::txn_error_info::plain(RD_KAFKA_RESP_ERR__INCONSISTENT), "behind"}, true});
+      r.s.on(ss::rewound{client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__INCONSISTENT), "behind"), true});
   BOOST_TEST(end.kind == act::close);
   BOOST_TEST((r.s.outcome().status == run_status::stopped));
   BOOST_TEST(r.committed(0) == 280);
@@ -1055,8 +1055,8 @@ BOOST_AUTO_TEST_CASE(
     broker_pause_a_query_unanswered_for_the_stall_timeout_ends_the_run_with_exit_69_without_leaving) {
   run r(stall_after(60s));
   r.owning({0});
-  const k::error_report unknown{k::txn_error_info::plain(RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION),
-                                "Local: Unknown partition"};
+  const ss::failure unknown =
+      client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION), "Local: Unknown partition");
   BOOST_TEST(!r.s.broker_wait_ends({"the offsets of orders/0", 59s, unknown}).has_value());
   const std::optional<std::string> ends = r.s.broker_wait_ends({"the offsets of orders/0", 60s, unknown});
   BOOST_TEST_REQUIRE(ends.has_value());
@@ -1091,8 +1091,8 @@ BOOST_AUTO_TEST_CASE(a_client_call_that_failed_for_good_ends_the_run_with_exit_7
 BOOST_AUTO_TEST_CASE(a_query_refused_for_good_ends_at_once_and_a_failed_run_still_leaves_the_group) {
   run r(stall_after(60s));
   r.owning({0});
-  const k::error_report missing{k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART),
-                                "Broker: Unknown topic or partition"};
+  const ss::failure missing = client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART),
+                                     "Broker: Unknown topic or partition");
   const std::optional<std::string> ends = r.s.broker_wait_ends({"the committed offsets", 1s, missing});
   BOOST_TEST_REQUIRE(ends.has_value());
   BOOST_TEST(*ends == "Broker: Unknown topic or partition");

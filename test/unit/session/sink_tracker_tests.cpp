@@ -3,6 +3,7 @@
 
 #include "engine/session/sink_tracker.hpp"
 
+#include "client.hpp"
 #include "records.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -12,15 +13,17 @@
 
 namespace ss = streamt::engine::session;
 namespace k = streamt::kafka;
+using streamt::test::client;
 using streamt::test::records;
 
 namespace {
 
-k::error_report too_large() {
-  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE), "Broker: Message size too large"};
+ss::failure too_large() {
+  return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE),
+                "Broker: Message size too large");
 }
-k::error_report queue_full() {
-  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__QUEUE_FULL), "Local: Queue full"};
+ss::failure queue_full() {
+  return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__QUEUE_FULL), "Local: Queue full");
 }
 
 }  // namespace
@@ -71,9 +74,9 @@ BOOST_AUTO_TEST_CASE(a_produce_call_refused_at_once_fails_the_transaction_with_i
   t.refused_at_once(queue_full());
   t.producing(in[1], 3000000);
   t.refused_at_once(too_large());
-  const std::optional<k::error_report> e = t.take_error();
+  const std::optional<ss::failure> e = t.take_error();
   BOOST_TEST_REQUIRE(e.has_value());
-  BOOST_TEST(e->info.code == RD_KAFKA_RESP_ERR__QUEUE_FULL);
+  BOOST_TEST(e->message == queue_full().message);
   BOOST_TEST(!t.take_error());
   BOOST_TEST(t.suspect()->at.value == 2);  // the one refused for its size
 }

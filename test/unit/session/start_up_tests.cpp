@@ -5,6 +5,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "client.hpp"
+
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -20,16 +22,17 @@ namespace ss = streamt::engine::session;
 namespace k = streamt::kafka;
 using ss::act;
 using streamt::engine::run_status;
+using streamt::test::client;
 using namespace std::chrono_literals;
 
 namespace {
 
-k::error_report ok() { return {}; }
-k::error_report slice_ended() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "Local: Timed out"};
+ss::failure ok() { return {}; }
+ss::failure slice_ended() {
+  return client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "Local: Timed out");
 }
-k::error_report all_brokers_down() {
-  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TRANSPORT), "Local: Broker transport failure"};
+ss::failure all_brokers_down() {
+  return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TRANSPORT), "Local: Broker transport failure");
 }
 
 constexpr ss::stop_facts graceful{.requested = true, .terminal = false, .deadline = false};
@@ -65,7 +68,7 @@ ss::our_plan our_plan() {
 struct start {
   ss::run_session s;
   ss::clock::time_point now = ss::clock::time_point{} + 1h;
-  std::vector<k::log_record> plan_log;
+  std::vector<ss::log_record> plan_log;
   ss::action last;  // the action in hand
 
   explicit start(ss::config c = start_config()) : s(std::move(c)) {}
@@ -87,7 +90,7 @@ struct start {
     now += took;
     return s.on(ss::topics_listed{std::nullopt, all_brokers_down(), called, now});
   }
-  ss::action initialised(k::error_report e, std::chrono::milliseconds took = 1000ms) {
+  ss::action initialised(ss::failure e, std::chrono::milliseconds took = 1000ms) {
     const auto called = now;
     now += took;
     return s.on(ss::transactions_initialised{std::move(e), called, now});
@@ -271,7 +274,8 @@ BOOST_AUTO_TEST_CASE(a_retriable_init_transactions_error_is_logged_and_asked_aga
   start t;
   t.to_init();
   const ss::action again = t.initialised(
-      {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS), "loading"}, 10ms);
+      client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS), "loading"),
+      10ms);
   BOOST_TEST(again.kind == act::init_transactions);
   BOOST_TEST(again.warning == "init_transactions: loading (retrying)");
 }
@@ -279,8 +283,9 @@ BOOST_AUTO_TEST_CASE(a_retriable_init_transactions_error_is_logged_and_asked_aga
 BOOST_AUTO_TEST_CASE(an_acl_refusal_of_init_transactions_ends_the_start_with_what_to_grant) {
   start t;
   t.to_init();
-  t.initialised({k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
-                 "Transactional Id authorization failed"});
+  t.initialised(
+      client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+             "Transactional Id authorization failed"));
   BOOST_TEST((t.s.outcome().status == run_status::unavailable));
   BOOST_TEST(
       t.s.outcome().message.find("Grant its principal Write and Describe on the transactional ids with "
@@ -290,7 +295,7 @@ BOOST_AUTO_TEST_CASE(an_acl_refusal_of_init_transactions_ends_the_start_with_wha
 BOOST_AUTO_TEST_CASE(a_broker_without_transactions_ends_the_start_with_what_it_needs) {
   start t;
   t.to_init();
-  t.initialised({k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION), "unsupported"});
+  t.initialised(client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION), "unsupported"));
   BOOST_TEST((t.s.outcome().status == run_status::unavailable));
   BOOST_TEST(t.s.outcome().message.find("the broker refused transactions") == 0);
 }
@@ -301,11 +306,12 @@ BOOST_AUTO_TEST_CASE(
   t.to_init();
   t.initialised(ok());
   const ss::action read = t.s.on(ss::plan_log_created{
-      {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED), "create refused"}});
+      client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED), "create refused")});
   BOOST_TEST_REQUIRE(read.kind == act::read_plan_log);
   BOOST_TEST(read.must_exist);
   t.s.on(ss::plan_log_read{
-      std::nullopt, {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "unknown topic"}});
+      std::nullopt,
+      client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "unknown topic")});
   BOOST_TEST((t.s.outcome().status == run_status::unavailable));
   BOOST_TEST(t.s.outcome().message.find("it does not exist, and creating it was refused (create refused)") !=
              std::string::npos);
@@ -340,7 +346,7 @@ BOOST_AUTO_TEST_CASE(a_state_directory_that_cannot_be_written_and_a_failed_subsc
     auto tp = admitted();
     start& t = *tp;
     t.s.on(ss::state_committed{});
-    t.s.on(ss::subscribed{{k::txn_error_info::plain(RD_KAFKA_RESP_ERR__INVALID_ARG), "bad topic"}});
+    t.s.on(ss::subscribed{client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__INVALID_ARG), "bad topic")});
     BOOST_TEST((t.s.outcome().status == run_status::failed));
     BOOST_TEST(t.s.outcome().message == "subscribe: bad topic");
   }

@@ -9,6 +9,7 @@
 
 #include "engine/session/session.hpp"
 
+#include "client.hpp"
 #include "records.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -33,26 +35,28 @@ using streamt::engine::record_view;
 using streamt::engine::run_status;
 using namespace std::chrono_literals;
 
-inline k::error_report ok() { return {}; }
-inline k::error_report timed_out() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "timed out"};
+using streamt::test::client;
+inline ss::failure ok() { return {}; }
+inline ss::failure timed_out() {
+  return client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "timed out");
 }
 // librdkafka's answer when a commit or abort slice ends with the call under
 // way, and when the whole call timed out: the same retriable timeout.
-inline k::error_report slice_ended() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "slice ended"};
+inline ss::failure slice_ended() {
+  return client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR__TIMED_OUT), "slice ended");
 }
-inline k::error_report coordinator_moved() {
-  return {k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), "coordinator moved"};
+inline ss::failure coordinator_moved() {
+  return client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), "coordinator moved");
 }
-inline k::error_report abortable(rd_kafka_resp_err_t code = RD_KAFKA_RESP_ERR__MSG_TIMED_OUT) {
-  return {k::txn_error_info::abortable_error(code), "abortable"};
+inline ss::failure abortable(rd_kafka_resp_err_t code = RD_KAFKA_RESP_ERR__MSG_TIMED_OUT) {
+  return client(k::txn_error_info::abortable_error(code), "abortable");
 }
-inline k::error_report fenced() {
-  return {k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED), "fenced by a newer epoch"};
+inline ss::failure fenced() {
+  return client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_PRODUCER_FENCED), "fenced by a newer epoch");
 }
-inline k::error_report too_large() {
-  return {k::txn_error_info::plain(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE), "Broker: Message size too large"};
+inline ss::failure too_large() {
+  return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE),
+                "Broker: Message size too large");
 }
 
 constexpr ss::stop_facts graceful{.requested = true, .terminal = false, .deadline = false};
@@ -123,13 +127,13 @@ struct run {
     return produce(produce_it);
   }
 
-  ss::action commit_returns(k::error_report e, std::chrono::milliseconds took = 5ms) {
+  ss::action commit_returns(ss::failure e, std::chrono::milliseconds took = 5ms) {
     const auto called = now;
     now += took;
     return s.on(ss::commit_returned{std::move(e), called, now});
   }
 
-  ss::action abort_returns(k::error_report e, std::chrono::milliseconds took = 5ms) {
+  ss::action abort_returns(ss::failure e, std::chrono::milliseconds took = 5ms) {
     const auto called = now;
     now += took;
     return s.on(ss::abort_returned{std::move(e), called, now});
