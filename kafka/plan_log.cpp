@@ -61,9 +61,9 @@ error_report create_log_topic(rd_kafka_t* rk, const std::string& topic, std::chr
   return {};
 }
 
-kafka_result<std::vector<log_record>> read_log(const std::string& bootstrap_servers, const settings& user,
-                                               const std::string& topic, std::size_t max_records,
-                                               bool wait_for_topic, std::chrono::milliseconds timeout) {
+kafka_result<log_contents> read_log(const std::string& bootstrap_servers, const settings& user,
+                                    const std::string& topic, std::size_t max_records, bool wait_for_topic,
+                                    std::chrono::milliseconds timeout) {
   config_result<partition_reader> reader = partition_reader::connect(bootstrap_servers, user);
   if (!reader) {
     error_report e = report_of(RD_KAFKA_RESP_ERR__INVALID_ARG);
@@ -118,14 +118,14 @@ kafka_result<std::vector<log_record>> read_log(const std::string& bootstrap_serv
     e.message = "reading " + topic + ": more than " + std::to_string(max_records) + " records";
     return e;
   }
-  return records;
+  return log_contents{std::move(records), *read};
 }
 
 kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, const settings& user,
                                       const std::string& topic, const std::string& key,
                                       const std::string& value, std::chrono::milliseconds timeout) {
   const settings engine{{"bootstrap.servers", bootstrap_servers},
-                        {"enable.idempotence", "true"},
+                        {"enable.idempotence", "false"},
                         {"acks", "all"},
                         {"message.timeout.ms", std::to_string(std::max<std::int64_t>(timeout.count(), 1))}};
   struct outcome {

@@ -32,6 +32,13 @@ struct log_record {
   std::string value;
 };
 
+// A read of the whole log: its records, and the offset it was read to (the
+// offset the next record appended lands at, unless another came first).
+struct log_contents {
+  std::vector<log_record> records;
+  std::int64_t end = 0;
+};
+
 // Creates `topic` with one partition, the brokers' replication factor, and
 // retention unbounded in time and size (the log is read whole: compaction
 // or deletion would take back claims the order depends on; it grows by one
@@ -47,12 +54,17 @@ error_report create_log_topic(rd_kafka_t* rk, const std::string& topic, std::chr
 // `wait_for_topic` (the caller just created it) a topic the brokers do not
 // know yet is waited for until the deadline; without it, it is an error at
 // once (UNKNOWN_TOPIC_OR_PART), as is a topic the ACLs hide.
-kafka_result<std::vector<log_record>> read_log(const std::string& bootstrap_servers, const settings& user,
-                                               const std::string& topic, std::size_t max_records,
-                                               bool wait_for_topic, std::chrono::milliseconds timeout);
+kafka_result<log_contents> read_log(const std::string& bootstrap_servers, const settings& user,
+                                    const std::string& topic, std::size_t max_records, bool wait_for_topic,
+                                    std::chrono::milliseconds timeout);
 
-// Appends one record to partition 0 of `topic` (idempotent, acks=all) and
-// returns its offset once the brokers acknowledged it.
+// Appends one record to partition 0 of `topic` (acks=all) and returns its
+// offset once the brokers acknowledged it. Not idempotent on purpose: an
+// idempotent producer's first write waits for its producer id, which
+// librdkafka asks for on a timer (500 ms), and that was most of a start's
+// time to its first output. A claim written twice by a retry changes
+// nothing: the second names a plan that no longer stands as the one it
+// replaces, so it is no claim (engine/session/claims.hpp).
 kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, const settings& user,
                                       const std::string& topic, const std::string& key,
                                       const std::string& value, std::chrono::milliseconds timeout);

@@ -283,11 +283,11 @@ boost::asio::awaitable<error_report> producer::async_create_log_topic(std::strin
   co_return co_await std::move(op);
 }
 
-boost::asio::awaitable<kafka_result<std::vector<log_record>>> producer::async_read_log(
+boost::asio::awaitable<kafka_result<log_contents>> producer::async_read_log(
     std::string bootstrap_servers, settings user, std::string topic, std::size_t max_records,
     bool wait_for_topic, std::chrono::milliseconds timeout) {
-  auto op = detail::run_blocking<kafka_result<std::vector<log_record>>>(
-      txn_pool_.get_executor(), [=, user = std::move(user)] {
+  auto op =
+      detail::run_blocking<kafka_result<log_contents>>(txn_pool_.get_executor(), [=, user = std::move(user)] {
         return read_log(bootstrap_servers, user, topic, max_records, wait_for_topic, timeout);
       });
   co_return co_await std::move(op);

@@ -199,9 +199,11 @@ class producer {
   // own with `user`'s settings.
   boost::asio::awaitable<error_report> async_create_log_topic(std::string topic,
                                                               std::chrono::milliseconds timeout);
-  boost::asio::awaitable<kafka_result<std::vector<log_record>>> async_read_log(
-      std::string bootstrap_servers, settings user, std::string topic, std::size_t max_records,
-      bool wait_for_topic, std::chrono::milliseconds timeout);
+  boost::asio::awaitable<kafka_result<log_contents>> async_read_log(std::string bootstrap_servers,
+                                                                    settings user, std::string topic,
+                                                                    std::size_t max_records,
+                                                                    bool wait_for_topic,
+                                                                    std::chrono::milliseconds timeout);
   boost::asio::awaitable<kafka_result<std::int64_t>> async_append_log(std::string bootstrap_servers,
                                                                       settings user, std::string topic,
                                                                       std::string key, std::string value,

@@ -201,11 +201,12 @@ asio::awaitable<ss::plan_log_created> runtime::create_plan_log(const ss::action&
 asio::awaitable<ss::plan_log_read> runtime::read_plan_log(const ss::action& a) {
   auto op = producer_->async_read_log(options_.bootstrap_servers, settings_, a.topic, max_plan_log_records,
                                       !a.must_exist, options_.connect_timeout);
-  kafka::kafka_result<std::vector<kafka::log_record>> log = co_await std::move(op);
+  kafka::kafka_result<kafka::log_contents> log = co_await std::move(op);
   ss::plan_log_read out;
-  if (log)
-    out.log = log_of(std::move(*log));
-  else
+  if (log) {
+    out.end = log->end;
+    out.log = log_of(std::move(log->records));
+  } else
     out.error = failure_of(log.error());
   co_return out;
 }

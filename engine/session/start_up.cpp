@@ -274,6 +274,7 @@ start_step start_up::on(const plan_log_read& e) {
                                                e.error.message + grant_log(topic));
     return fail(run_status::unavailable, "the plan log " + topic + ": " + e.error.message);
   }
+  read_end_ = e.end;
   const std::optional<logged_claim> standing = standing_claim(claims_in(*e.log));
   auto step = next_claim_step(config_.application_id, topic, standing, plan_, instance_id_);
   if (auto* refused = std::get_if<succession_refused>(&step))
@@ -307,10 +308,20 @@ start_step start_up::on(const claim_appended& e) {
                                                e.error.message + grant_log(topic));
     return fail(run_status::unavailable, "the plan log " + topic + ": " + e.error.message);
   }
+  const std::string claimed =
+      "claimed " + config_.application_id + " for plan " + plan_.digest + " at offset " +
+      std::to_string(*e.at) + " of " + topic +
+      (pending_replaces_.empty() ? std::string() : ", replacing plan " + pending_replaces_);
+  // Landed where the read ended: the log is what was read plus this claim,
+  // which replaces the claim that stood, so it stands. Anywhere later,
+  // another claim came between, and only reading again tells which stands.
+  if (*e.at == read_end_) {
+    start_step s = commit_state();
+    s.next.info = claimed + " (no other claim came between: it stands)";
+    return s;
+  }
   start_step s = read_log();
-  s.next.info = "claimed " + config_.application_id + " for plan " + plan_.digest + " at offset " +
-                std::to_string(*e.at) + " of " + topic +
-                (pending_replaces_.empty() ? std::string() : ", replacing plan " + pending_replaces_);
+  s.next.info = claimed;
   return s;
 }
 

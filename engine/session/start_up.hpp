@@ -15,8 +15,9 @@
 //   init_transactions  in slices: a stop is seen within one, and once the
 //                      brokers have answered the start waits for them as a
 //                      running engine does, up to --stall-timeout-ms
-//   plan log           created, read, claimed and read again (claims.hpp),
-//                      a few rounds at most
+//   plan log           created, read, claimed, and read again unless the
+//                      claim landed where the read ended (claims.hpp); a
+//                      few rounds at most
 //   commit_state       the state directory written, now that Kafka admitted
 //                      the start
 //   subscribe          the group joined: the run begins
@@ -93,6 +94,7 @@ struct plan_log_created {
 struct plan_log_read {
   std::optional<std::vector<log_record>> log;  // nullopt: `error` says why
   failure error;
+  std::int64_t end = 0;  // the offset the log was read to
 };
 struct claim_appended {
   std::optional<std::int64_t> at;  // the claim's offset; nullopt: `error` says why
@@ -181,6 +183,7 @@ class start_up {
   std::string create_error_;
   int rounds_ = 0;
   std::string pending_replaces_;  // the plan the claim being appended replaces
+  std::int64_t read_end_ = 0;     // where the last read of the log ended
 };
 
 }  // namespace streamt::engine::session

@@ -146,7 +146,7 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
   }
   f.log_exists = true;
   const std::vector<engine::session::logged_claim> claims =
-      engine::session::claims_in(engine::log_of(std::move(*log)));
+      engine::session::claims_in(engine::log_of(std::move(log->records)));
   f.claims = claims.size();
   f.standing = engine::session::standing_claim(claims);
   return f;

@@ -74,9 +74,9 @@ struct start {
   explicit start(ss::config c = start_config()) : s(std::move(c)) {}
 
   ss::action begin() { return s.on(ss::starting{}); }
-  ss::action prepared() {
+  ss::action prepared(ss::our_plan plan = our_plan()) {
     ss::prepared p;
-    p.plan = our_plan();
+    p.plan = std::move(plan);
     p.instance_id = "i-1";
     return s.on(p);
   }
@@ -95,7 +95,10 @@ struct start {
     now += took;
     return s.on(ss::transactions_initialised{std::move(e), called, now});
   }
-  ss::action log_read() { return s.on(ss::plan_log_read{plan_log, {}}); }
+  // The whole plan log read, to its end.
+  ss::action log_read() {
+    return s.on(ss::plan_log_read{plan_log, {}, static_cast<std::int64_t>(plan_log.size())});
+  }
 
   // Up to init_transactions, with a healthy cluster.
   ss::action to_init() {
@@ -105,6 +108,11 @@ struct start {
     const ss::action init = s.on(ss::batches_capped{});
     BOOST_TEST_REQUIRE(init.kind == act::init_transactions);
     return init;
+  }
+
+  // Another instance's claim reached the plan log.
+  void claimed_elsewhere(const ss::plan_claim& c) {
+    plan_log.push_back({static_cast<std::int64_t>(plan_log.size()), "orders-app", ss::to_claim_record(c)});
   }
 
   // The claim appended: the plan log holds it, at the next offset.
@@ -130,13 +138,12 @@ BOOST_AUTO_TEST_CASE(a_start_checks_topics_initialises_transactions_claims_the_p
   const ss::action read = t.s.on(ss::plan_log_created{ok()});
   BOOST_TEST_REQUIRE(read.kind == act::read_plan_log);
   BOOST_TEST(!read.must_exist);
-  const ss::action reread = t.appended(t.log_read());
-  BOOST_TEST_REQUIRE(reread.kind == act::read_plan_log);
-  BOOST_TEST(reread.info.find("claimed orders-app for plan sha256:aaa") == 0);
-  const ss::action commit_state = t.log_read();
+  // The claim landed where the read ended: it stands, with no second read.
+  const ss::action commit_state = t.appended(t.log_read());
   BOOST_TEST_REQUIRE(commit_state.kind == act::commit_state);
-  BOOST_TEST(commit_state.info.find("holds orders-app in its plan log orders-app-streamt-plans") !=
-             std::string::npos);
+  BOOST_TEST(commit_state.info.find("claimed orders-app for plan sha256:aaa") == 0);
+  BOOST_TEST(commit_state.info.find("at offset 0 of orders-app-streamt-plans (no other claim came between: "
+                                    "it stands)") != std::string::npos);
   BOOST_TEST_REQUIRE(t.s.on(ss::state_committed{}).kind == act::subscribe);
   const ss::action poll = t.s.on(ss::subscribed{ok()});
   BOOST_TEST(poll.kind == act::poll);
@@ -317,6 +324,71 @@ BOOST_AUTO_TEST_CASE(
              std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_claim_behind_another_instances_claim_of_the_same_plan_reads_again_and_the_plan_holds) {
+  start t;
+  t.to_init();
+  t.initialised(ok());
+  t.s.on(ss::plan_log_created{ok()});
+  const ss::action append = t.log_read();
+  // Between the read and the append, another instance of this plan claimed.
+  t.claimed_elsewhere({{our_plan().digest, "i-2", our_plan().output_shape, {}}, {}});
+  const ss::action reread = t.appended(append);
+  BOOST_TEST_REQUIRE(reread.kind == act::read_plan_log);
+  BOOST_TEST(reread.info.find("at offset 1 of orders-app-streamt-plans") != std::string::npos);
+  BOOST_TEST(reread.info.find("it stands") == std::string::npos);
+  const ss::action commit_state = t.log_read();
+  BOOST_TEST_REQUIRE(commit_state.kind == act::commit_state);
+  BOOST_TEST(commit_state.info.find("holds orders-app in its plan log orders-app-streamt-plans (claimed at "
+                                    "offset 0)") != std::string::npos);
+}
+
+// A plan that supersedes C, started while C's first instance claims: it
+// loses the first round to C's claim, then replaces C's in the next.
+BOOST_AUTO_TEST_CASE(a_claim_that_lost_its_round_to_a_plan_it_supersedes_claims_again_replacing_it) {
+  const std::string c = "sha256:" + std::string(64, 'c');
+  ss::our_plan ours = our_plan();
+  ours.supersedes = {c};
+  start t;
+  t.begin();
+  t.prepared(ours);
+  t.listed();
+  t.s.on(ss::batches_capped{});
+  t.initialised(ok());
+  t.s.on(ss::plan_log_created{ok()});
+  const ss::action first = t.log_read();
+  t.claimed_elsewhere({{c, "i-9", our_plan().output_shape, {}}, {}});
+  const ss::action reread = t.appended(first);
+  BOOST_TEST_REQUIRE(reread.kind == act::read_plan_log);
+  const ss::action second = t.log_read();
+  BOOST_TEST_REQUIRE(second.kind == act::append_claim);
+  BOOST_TEST(ss::from_claim_record(second.claim).value().replaces == c);
+  const ss::action commit_state = t.appended(second);
+  BOOST_TEST_REQUIRE(commit_state.kind == act::commit_state);
+  BOOST_TEST(commit_state.info.find("at offset 2 of orders-app-streamt-plans, replacing plan " + c) !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_claim_that_loses_every_round_ends_the_start_unavailable) {
+  const std::string c = "sha256:" + std::string(64, 'c');
+  ss::our_plan ours = our_plan();
+  ours.supersedes = {c};
+  ss::config cfg = start_config();
+  cfg.start.max_claim_rounds = 1;
+  start t(cfg);
+  t.begin();
+  t.prepared(ours);
+  t.listed();
+  t.s.on(ss::batches_capped{});
+  t.initialised(ok());
+  t.s.on(ss::plan_log_created{ok()});
+  const ss::action first = t.log_read();
+  t.claimed_elsewhere({{c, "i-9", our_plan().output_shape, {}}, {}});
+  BOOST_TEST_REQUIRE(t.appended(first).kind == act::read_plan_log);
+  BOOST_TEST(t.log_read().kind == act::close);
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message.find("this plan's claim lost 1 times in a row") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(a_plan_log_held_by_an_unrelated_plan_refuses_the_start) {
   start t;
   t.to_init();
@@ -381,7 +453,7 @@ BOOST_AUTO_TEST_CASE(a_stop_before_any_start_up_step_ends_the_run_cleanly_and_na
        {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
         [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); },
         [](start& t) { return t.s.on(ss::plan_log_created{ok()}); }, [](start& t) { return t.log_read(); },
-        [](start& t) { return t.appended(t.last); }, [](start& t) { return t.log_read(); }}},
+        [](start& t) { return t.appended(t.last); }}},
   };
   for (const auto& [where, steps] : stops) {
     start t;
