@@ -407,6 +407,20 @@ void forward_log(const rd_kafka_t*, int level, const char* facility, const char*
 }
 }  // namespace
 
+const settings& client_defaults() {
+  // reconnect.backoff.ms: librdkafka 2.10 and later drop the bootstrap
+  // broker's connection once the first metadata names the real brokers, and
+  // a request already on it (the first metadata a new client asks for) is
+  // sent again on a new connection only after the "sparse connect" pause,
+  // half this value: 50 ms with librdkafka's default of 100. Every client of
+  // a start pays it once (the producer's topic list, each plan log client),
+  // which was a third of a start's time to its first output. With 20 the
+  // pause is librdkafka's floor (11 ms); a broker that stays down is still
+  // retried with exponential backoff up to reconnect.backoff.max.ms (10 s).
+  static const settings defaults{{"reconnect.backoff.ms", "20"}};
+  return defaults;
+}
+
 void set_log_handler(log_handler handler) noexcept {
   installed_log_handler.store(handler, std::memory_order_release);
 }
@@ -416,6 +430,8 @@ config_result<conf_ptr> build_conf(const settings& engine, const settings& user,
   conf_ptr conf(rd_kafka_conf_new());
   if (installed_log_handler.load(std::memory_order_acquire))
     rd_kafka_conf_set_log_cb(conf.get(), &forward_log);
+  for (const auto& s : client_defaults())
+    if (auto r = apply(conf.get(), s); !r) return r.error();
   for (const auto& s : defaults)
     if (auto r = apply(conf.get(), s); !r) return r.error();
   for (const auto& s : user)

@@ -109,7 +109,11 @@ inline constexpr std::size_t max_reference_file_bytes = 1u << 20;
 bool has_reference(std::string_view value) noexcept;
 config_result<void> resolve_references(settings& s);
 
-// A new rd_kafka_conf_t with `defaults` applied, then `user` (after
+// What every client of the engine starts from, before the client's own
+// defaults (docs/configuration.md, "Defaults that a user setting replaces").
+const settings& client_defaults();
+
+// A new rd_kafka_conf_t with client_defaults() and `defaults` applied, then `user` (after
 // check_user_settings), then `engine`: a user's value replaces an engine
 // default, and the engine's own values are the ones in force. librdkafka's
 // message for a rejected value can quote the value; for a secret key we

@@ -103,6 +103,18 @@ BOOST_AUTO_TEST_CASE(build_conf_takes_an_engine_default_unless_the_user_sets_the
   BOOST_TEST(get(*replaced, "connections.max.idle.ms") == "60000");
 }
 
+BOOST_AUTO_TEST_CASE(every_client_reconnects_after_20_ms_unless_the_user_or_the_client_says_otherwise) {
+  auto plain = k::build_conf({}, {});
+  BOOST_TEST_REQUIRE(plain.has_value());
+  BOOST_TEST(get(*plain, "reconnect.backoff.ms") == "20");
+  auto clients = k::build_conf({}, {}, {{"reconnect.backoff.ms", "30"}});
+  BOOST_TEST_REQUIRE(clients.has_value());
+  BOOST_TEST(get(*clients, "reconnect.backoff.ms") == "30");
+  auto users = k::build_conf({}, {{"reconnect.backoff.ms", "100"}});
+  BOOST_TEST_REQUIRE(users.has_value());
+  BOOST_TEST(get(*users, "reconnect.backoff.ms") == "100");
+}
+
 BOOST_AUTO_TEST_CASE(build_conf_rejects_an_owned_override_before_creating_anything) {
   auto conf = k::build_conf({}, {{"isolation.level", "read_uncommitted"}});
   BOOST_TEST_REQUIRE(conf.has_error());
