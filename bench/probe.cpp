@@ -72,7 +72,15 @@ kafka_ptr reader(const options& opt, const std::string& group, settings more = {
              {"group.id", group},
              {"enable.auto.commit", "false"},
              {"isolation.level", "read_committed"},
-             {"fetch.wait.max.ms", "10"}};
+             {"fetch.wait.max.ms", "10"},
+             // The output topic is created just before the processor starts:
+             // a fetch from it can fail while its leadership settles, and
+             // librdkafka's default backoff after a fetch error (500 ms) and
+             // its reconnect pause (50 ms with librdkafka 2.10 and later, see
+             // kafka/config.cpp) would be the probe's delay, not the
+             // processor's, in "first output s".
+             {"fetch.error.backoff.ms", "10"},
+             {"reconnect.backoff.ms", "20"}};
   s.insert(s.end(), more.begin(), more.end());
   s.insert(s.end(), opt.extra.begin(), opt.extra.end());
   kafka_ptr rk = make_client(tool, RD_KAFKA_CONSUMER, make_conf(tool, s));
@@ -103,7 +111,12 @@ int backlog(const options& opt) {
 
   // Watches the processor's group without joining it: a consumer that never
   // subscribes only sends OffsetFetch requests to the group's coordinator.
-  kafka_ptr group = reader(opt, opt.get("group"));
+  // read_uncommitted, because under read_committed librdkafka asks for
+  // stable offsets only (KIP-447): while the processor's transaction holds
+  // offsets, rd_kafka_committed retries inside until that transaction ends,
+  // and this loop, which also watches the output, stood still for up to
+  // 0.7 s. The offsets it reads are the committed ones either way.
+  kafka_ptr group = reader(opt, opt.get("group"), {{"isolation.level", "read_uncommitted"}});
   partitions_ptr ends = all_partitions(group.get(), input, 0);
   std::int64_t input_records = 0;
   for (int i = 0; i < ends->cnt; ++i) {
