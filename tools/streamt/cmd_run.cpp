@@ -157,6 +157,20 @@ int range_error(std::string_view option, number_range range, std::string_view un
   return cli::range_error("run", option, unit, range.min, range.max, got);
 }
 
+// A whole-number option within `range`, into `out` (a count, or a
+// duration in milliseconds) when it is given; the exit code of the usage
+// error when it is out of range.
+template <class T>
+std::optional<int> take_bounded(const arguments& a, const std::string& option, number_range range,
+                                std::string_view unit, T& out) {
+  const std::optional<std::string> v = a.get(option);
+  if (!v) return std::nullopt;
+  const std::optional<long long> n = whole_number<long long>(*v, range.min, range.max);
+  if (!n) return range_error(option, range, unit, *v);
+  out = T(*n);
+  return std::nullopt;
+}
+
 std::string default_state_dir(const std::string& application_id) {
   if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg)
     return std::string(xdg) + "/streamt/" + application_id;
@@ -208,31 +222,20 @@ int cmd_run(std::span<char* const> args) {
     }
     options.lineage_header = *v;
   }
-  if (auto v = a.get("--commit-interval-ms")) {
-    auto n = whole_number<long long>(*v, commit_interval_range.min, commit_interval_range.max);
-    if (!n) return range_error("--commit-interval-ms", commit_interval_range, "milliseconds", *v);
-    options.commit_interval = std::chrono::milliseconds(*n);
-  }
-  if (auto v = a.get("--max-records-per-transaction")) {
-    auto n = whole_number<long long>(*v, max_records_range.min, max_records_range.max);
-    if (!n) return range_error("--max-records-per-transaction", max_records_range, "records", *v);
-    options.max_records_per_transaction = static_cast<std::size_t>(*n);
-  }
-  if (auto v = a.get("--stop-timeout-ms")) {
-    auto n = whole_number<long long>(*v, stop_timeout_range.min, stop_timeout_range.max);
-    if (!n) return range_error("--stop-timeout-ms", stop_timeout_range, "milliseconds", *v);
-    options.stop_timeout = std::chrono::milliseconds(*n);
-  }
-  if (auto v = a.get("--connect-timeout-ms")) {
-    auto n = whole_number<long long>(*v, connect_timeout_range.min, connect_timeout_range.max);
-    if (!n) return range_error("--connect-timeout-ms", connect_timeout_range, "milliseconds", *v);
-    options.connect_timeout = std::chrono::milliseconds(*n);
-  }
-  if (auto v = a.get("--stall-timeout-ms")) {
-    auto n = whole_number<long long>(*v, stall_timeout_range.min, stall_timeout_range.max);
-    if (!n) return range_error("--stall-timeout-ms", stall_timeout_range, "milliseconds", *v);
-    options.stall_timeout = std::chrono::milliseconds(*n);
-  }
+  if (auto e = take_bounded(a, "--commit-interval-ms", commit_interval_range, "milliseconds",
+                            options.commit_interval))
+    return *e;
+  if (auto e = take_bounded(a, "--max-records-per-transaction", max_records_range, "records",
+                            options.max_records_per_transaction))
+    return *e;
+  if (auto e = take_bounded(a, "--stop-timeout-ms", stop_timeout_range, "milliseconds", options.stop_timeout))
+    return *e;
+  if (auto e = take_bounded(a, "--connect-timeout-ms", connect_timeout_range, "milliseconds",
+                            options.connect_timeout))
+    return *e;
+  if (auto e =
+          take_bounded(a, "--stall-timeout-ms", stall_timeout_range, "milliseconds", options.stall_timeout))
+    return *e;
   if (auto v = a.get("--reset-offsets")) {
     if (*v == "earliest")
       options.reset_offsets = engine::reset_policy::earliest;
