@@ -59,6 +59,7 @@ session::failure failure_of(const kafka::error_report& e) {
   f.partition_eof = kafka::is_partition_eof(code);
   f.offset_out_of_range = kafka::is_offset_out_of_range(code);
   f.instance_fenced = kafka::is_instance_fenced(code);
+  f.transaction_timeout_refused = kafka::is_transaction_timeout_refused(code);
   f.refused = refused_of(kafka::refused_for(code));
   return f;
 }

@@ -278,6 +278,29 @@ bool is_known_key(std::string_view key) {
   return names.find(key) != names.end();
 }
 
+bool shows_as_key(std::string_view key) {
+  if (is_known_key(key)) return true;
+  if (key.empty() || key.size() > 128 || key.find('.') == std::string_view::npos) return false;
+  bool word_starts = true;
+  for (char c : key) {
+    if (c == '.') {
+      if (word_starts) return false;  // an empty word
+      word_starts = true;
+      continue;
+    }
+    const bool lower = c >= 'a' && c <= 'z';
+    const bool digit_or_joint = (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!lower && !(digit_or_joint && !word_starts)) return false;
+    word_starts = false;
+  }
+  return !word_starts;
+}
+
+std::string shown_key(std::string_view key) {
+  if (shows_as_key(key)) return "'" + std::string(key) + "'";
+  return "a key that is no setting name (not shown: it may be a secret)";
+}
+
 std::string redact(std::string_view key, std::string_view value) {
   if (is_secret(key)) return "[redacted]";
   // A misspelled key (sasl.pasword) may hold what was meant for a secret
@@ -292,7 +315,7 @@ std::string redacted(const settings& s) {
   std::string out;
   for (const auto& kv : s) {
     if (!out.empty()) out += ' ';
-    out += kv.key;
+    out += shows_as_key(kv.key) ? kv.key : std::string("[withheld: not a setting name]");
     out += '=';
     out += redact(kv);
   }
@@ -305,7 +328,7 @@ constexpr std::string_view env_prefix = "${env:";
 constexpr std::string_view file_prefix = "${file:";
 
 config_error reference_error(const std::string& key, std::string what) {
-  return {errc::unresolved_reference, key, 0, "setting '" + key + "': " + std::move(what)};
+  return {errc::unresolved_reference, key, 0, "setting " + shown_key(key) + ": " + std::move(what)};
 }
 
 // The contents of `path` for ${file:PATH}, bounded, one line ending stripped.
@@ -388,9 +411,11 @@ config_result<void> apply(rd_kafka_conf_t* conf, const setting& s) {
   char errstr[512] = {};
   const auto r = rd_kafka_conf_set(conf, s.key.c_str(), s.value.c_str(), errstr, sizeof errstr);
   if (r == RD_KAFKA_CONF_OK) return {};
-  std::string message = "setting '" + s.key + "': ";
-  // librdkafka's message can quote the value.
-  if (is_secret(s.key))
+  std::string message = "setting " + shown_key(s.key) + ": ";
+  // librdkafka's message can quote the value, and the key as given.
+  if (!shows_as_key(s.key))
+    message += "librdkafka has no such setting";
+  else if (is_secret(s.key))
     message += "rejected by librdkafka (message withheld: the key holds a secret)";
   else if (!s.reference.empty())
     message += "rejected by librdkafka (message withheld: the value came from " + s.reference + ")";
@@ -455,6 +480,15 @@ config_result<setting> parse_setting(std::string_view text) {
             text[n] == '-'))
       ++n;
     const std::string shown(text.substr(0, n));
+    // A lone word that is no setting name may be the secret itself (`-X
+    // hunter2`, the key forgotten): nothing of it is shown.
+    if (!shows_as_key(shown))
+      return config_error{errc::invalid_setting,
+                          {},
+                          0,
+                          "expected key=value, got " + std::to_string(text.size()) +
+                              " characters with no '=' (not shown: they are no setting name, and may be a "
+                              "secret)"};
     return config_error{errc::invalid_setting, shown, 0,
                         "expected key=value, got '" + shown + "'" +
                             (n < text.size() ? " followed by " + std::to_string(text.size() - n) +
@@ -467,6 +501,10 @@ config_result<setting> parse_setting(std::string_view text) {
 
 config_result<settings> parse_properties(std::string_view text) {
   settings out;
+  // The line of a secret key given no value (0: none; lines count from 1):
+  // a lone word on the line right after it is most likely its value, split
+  // off.
+  std::size_t empty_secret_line = 0;
   for (const auto& l : logical_lines(text)) {
     const std::string_view s = l.text;
     std::size_t i = 0;
@@ -481,20 +519,17 @@ config_result<settings> parse_properties(std::string_view text) {
     if (key->empty()) return syntax_error(l.line, "empty key");
     auto value = unescape(s.substr(i), l.line);
     if (!value) return value.error();
+    const bool lone_word = i >= s.size() && value->empty();
+    if (lone_word && empty_secret_line != 0 && empty_secret_line + 1 == l.line)
+      return syntax_error(l.line,
+                          "a lone word right after " + out.back().key + " (line " +
+                              std::to_string(empty_secret_line) +
+                              ") was given no value: is its value split onto this line? Write KEY=VALUE "
+                              "on one line (neither line is shown)");
+    empty_secret_line = value->empty() && is_secret(*key) && shows_as_key(*key) ? l.line : 0;
     out.push_back({std::move(*key), std::move(*value)});
   }
   return out;
-}
-
-config_result<settings> read_properties_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return config_error{errc::file_unreadable, {}, 0, "cannot open " + path.string()};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return config_error{errc::file_unreadable, {}, 0, "cannot read " + path.string()};
-  auto r = parse_properties(buffer.str());
-  if (!r) r.error().message = path.string() + ": " + r.error().message;
-  return r;
 }
 
 }  // namespace streamt::kafka

@@ -80,6 +80,14 @@ config_result<group_protocol> group_protocol_of(const settings& user);
 bool is_secret(std::string_view key) noexcept;
 // Whether librdkafka has a (global or topic) property of that name.
 bool is_known_key(std::string_view key);
+// Whether `key` may be shown in a message or a log line: a name librdkafka
+// knows, or one shaped like a setting name (lower-case words joined by
+// dots, as a misspelt sasl.pasword is). A token of any other shape may be a
+// secret that landed where a key belongs (a value split onto a line of its
+// own, a space typed for the '=') and is never shown.
+bool shows_as_key(std::string_view key);
+// "'KEY'" for a key that shows_as_key, else words saying it is withheld.
+std::string shown_key(std::string_view key);
 // `value` itself; "[redacted]" for a secret key; "[withheld: not a
 // librdkafka setting]" for a key librdkafka does not know (a misspelled
 // secret key must not leak its value).
@@ -140,7 +148,7 @@ config_result<setting> parse_setting(std::string_view text);
 // Unlike Java's byte-stream loader (ISO-8859-1) the text is taken as UTF-8,
 // which is what Kafka users write in practice. A malformed \u escape is an
 // error with its line number.
+// (The CLI reads the file, bounded: plan/read_input.hpp.)
 config_result<settings> parse_properties(std::string_view text);
-config_result<settings> read_properties_file(const std::filesystem::path& path);
 
 }  // namespace streamt::kafka

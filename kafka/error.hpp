@@ -230,6 +230,12 @@ constexpr bool is_partition_eof(rd_kafka_resp_err_t code) noexcept {
 constexpr bool is_instance_fenced(rd_kafka_resp_err_t code) noexcept {
   return code == RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID || code == static_cast<rd_kafka_resp_err_t>(111);
 }
+// The transaction coordinator refuses the producer's transaction.timeout.ms
+// (above the brokers' transaction.max.timeout.ms): a setting to fix, which
+// no retry or restart gets past.
+constexpr bool is_transaction_timeout_refused(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR_INVALID_TRANSACTION_TIMEOUT;
+}
 // The consumer's position is outside the partition's log and no reset
 // policy applies.
 constexpr bool is_offset_out_of_range(rd_kafka_resp_err_t code) noexcept {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 
 namespace streamt::kafka {
@@ -305,6 +306,14 @@ boost::asio::awaitable<kafka_result<std::int64_t>> producer::async_append_log(
 
 rd_kafka_resp_err_t producer::fatal_cause() const noexcept {
   return rd_kafka_fatal_error(rk_.get(), nullptr, 0);
+}
+
+std::chrono::milliseconds producer::transaction_timeout() const {
+  char value[32] = {};
+  std::size_t size = sizeof value;
+  if (rd_kafka_conf_get(rd_kafka_conf(rk_.get()), "transaction.timeout.ms", value, &size) != RD_KAFKA_CONF_OK)
+    return std::chrono::milliseconds(0);
+  return std::chrono::milliseconds(std::strtoll(value, nullptr, 10));
 }
 
 boost::asio::awaitable<error_report> producer::async_flush(std::chrono::milliseconds timeout) {

@@ -210,6 +210,10 @@ class producer {
                                                                       std::chrono::milliseconds timeout);
 
   rd_kafka_resp_err_t fatal_cause() const noexcept;
+  // The transaction.timeout.ms in force (the user's, or librdkafka's
+  // default): the longest a transaction may stay open before the broker
+  // aborts it.
+  std::chrono::milliseconds transaction_timeout() const;
 
   rd_kafka_t* native_handle() const noexcept { return rk_.get(); }
 

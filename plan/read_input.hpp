@@ -10,6 +10,7 @@
 #include "plan/diagnostic.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace streamt {
@@ -23,10 +24,23 @@ inline constexpr std::size_t plan_file_read_limit = 64u << 20;
 // `sql_too_large` at the first byte past it, so the reader stops only later.
 inline constexpr std::size_t sql_file_read_limit = 1u << 20;
 
-// Reads a whole file, or standard input for "-". Refuses more than
-// `max_bytes` (so an accidental multi-gigabyte argument fails fast). Errors
-// are diagnostics naming the path, with code `input_too_large` for more than
-// `max_bytes` and `unreadable_input` for everything else.
+// An operator's file (--config, a --client-config, a plan, a query) is read
+// up to this much.
+inline constexpr std::size_t operator_file_read_limit = 1u << 20;
+
+// Why `path` is no file to read, before anything is read from it: a
+// directory (it opens, then reads as empty or fails, which looked like an
+// empty file), or a device (/dev/zero never ends). Regular files and pipes
+// (`<(command)`, standard input) are files to read; nullopt for those, and
+// for a path that does not exist (opening it says so).
+std::optional<std::string> not_a_file(const std::string& path);
+
+// Reads a whole file, or standard input for "-". Refuses what not_a_file
+// refuses, a regular file larger than `max_bytes` before reading it, and
+// any input once it passed `max_bytes` (so an accidental multi-gigabyte
+// argument fails fast). Errors are diagnostics naming the path, with code
+// `input_too_large` for more than `max_bytes` and `unreadable_input` for
+// everything else.
 result<std::string> read_input(const std::string& path, std::size_t max_bytes);
 
 }  // namespace streamt

@@ -96,6 +96,7 @@ ss::prepared runtime::prepare() {
         {"statistics.interval.ms", std::to_string(options_.statistics_interval.count())});
   if (std::string e = make_producer(producer_settings_); !e.empty())
     return refused(ss::start_refusal::settings, std::move(e));
+  ready.transaction_timeout = producer_->transaction_timeout();
   // One group.instance.id per state directory, never typed by hand: two
   // instances with one would fence each other's consumers.
   auto consumer = kafka::consumer::create(ex_, plan_.identity.application_id,

@@ -18,6 +18,7 @@ start_config start_of(const config& c) {
   s.sink_topic = c.sink_topic;
   s.dead_letter_topic = c.dead_letter_topic;
   s.stall_timeout = c.stall_timeout;
+  s.commit_interval = c.commit_interval;
   return s;
 }
 

@@ -84,6 +84,21 @@ start_step start_up::on(const prepared& e) {
     case start_refusal::state_dir:
       return fail(run_status::state_dir, e.message);
   }
+  // A transaction stays open for the commit interval and then its commit;
+  // the broker aborts one open past transaction.timeout.ms, and the next
+  // call is refused as if another instance had fenced this one. Half leaves
+  // the commit room under a slow broker.
+  transaction_timeout_ = e.transaction_timeout;
+  if (e.transaction_timeout.count() > 0 && config_.commit_interval * 2 > e.transaction_timeout)
+    return fail(run_status::rejected_config,
+                "--commit-interval-ms " + std::to_string(config_.commit_interval.count()) +
+                    " leaves no room within transaction.timeout.ms " +
+                    std::to_string(e.transaction_timeout.count()) +
+                    ": the broker aborts a transaction open longer than that, and none would ever commit. "
+                    "Give --commit-interval-ms at most half of it (" +
+                    std::to_string(e.transaction_timeout.count() / 2) +
+                    "), or raise -X transaction.timeout.ms (up to the brokers' transaction.max.timeout.ms, "
+                    "900000 by default)");
   plan_ = e.plan;
   instance_id_ = e.instance_id;
   return list_topics();
@@ -188,6 +203,13 @@ std::optional<std::string> start_up::refusal(const failure& e, std::string_view 
 start_step start_up::on(const transactions_initialised& e) {
   if (!init_began_) init_began_ = e.called;
   if (!e.result.failed()) return claim();
+  if (e.result.transaction_timeout_refused)
+    return fail(
+        run_status::rejected_config,
+        "the brokers refuse transaction.timeout.ms " + std::to_string(transaction_timeout_.count()) +
+            " (init_transactions: " + e.result.message +
+            "): it must be at most the brokers' transaction.max.timeout.ms (900000 by default); lower "
+            "-X transaction.timeout.ms");
   if (std::optional<std::string> line = refusal(e.result, "init_transactions"))
     return fail(run_status::unavailable, std::move(*line));
   const bool no_answer = e.result.timed_out || e.result.what == condition::retriable;

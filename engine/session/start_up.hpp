@@ -49,6 +49,7 @@ struct start_config {
   std::string bootstrap_servers;  // for the messages
   std::chrono::milliseconds connect_timeout{30000};
   std::chrono::milliseconds stall_timeout{300000};
+  std::chrono::milliseconds commit_interval{100};
   // The longest a start-up call blocks, so that a stop is seen between two.
   std::chrono::milliseconds call_slice{1000};
   bool cap_batches = true;
@@ -73,6 +74,8 @@ struct prepared {
   std::string message;  // what was refused, and what to do
   our_plan plan;        // with the state directory's last plan
   std::string instance_id;
+  // The producer's transaction.timeout.ms (0: not known).
+  std::chrono::milliseconds transaction_timeout{0};
 };
 struct topics_listed {
   std::optional<std::set<std::string>> names;  // nullopt: not answered (`error` says why)
@@ -170,6 +173,7 @@ class start_up {
   phase phase_ = phase::preparing;
   our_plan plan_;
   std::string instance_id_;
+  std::chrono::milliseconds transaction_timeout_{0};
   // The first topic list was asked then: --connect-timeout-ms counts from it.
   std::optional<clock::time_point> listing_began_;
   clock::time_point last_list_called_{};

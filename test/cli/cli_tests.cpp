@@ -336,6 +336,18 @@ BOOST_AUTO_TEST_CASE(an_invalid_plan_exits_1_before_reading_input) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_CASE(replay_of_a_directory_or_a_device_is_a_usage_error) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  std::filesystem::create_directory(dir.file("records"));
+  for (const auto& [input, why] : std::vector<std::pair<std::string, std::string>>{
+           {dir.file("records"), "is a directory, not a file"}, {"/dev/zero", "is a device or a socket"}}) {
+    process_result r = run_streamt({"replay", plan, "--input", input});
+    BOOST_TEST(r.exit_code == 2, r.err);
+    BOOST_TEST(contains(r.err, "--input: '" + input + "' " + why), r.err);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE(run_settings)
 
 // None of these reach a broker: settings are checked and resolved before any
@@ -352,6 +364,61 @@ BOOST_AUTO_TEST_CASE(an_unset_environment_variable_exits_78_naming_the_key_and_t
   BOOST_TEST(contains(r.err, "'sasl.password'"), r.err);
   BOOST_TEST(contains(r.err, "environment variable " + unset + " is not set"), r.err);
   BOOST_TEST(!std::filesystem::exists(dir.file("state")));
+}
+
+BOOST_AUTO_TEST_CASE(a_config_that_is_a_directory_a_device_or_too_large_is_a_usage_error_before_it_is_read) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  std::filesystem::create_directory(dir.file("conf.d"));
+  const std::string big = dir.file("big.properties");
+  write_text(big, "client.id=" + std::string(1u << 20, 'x') + "\n");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {dir.file("conf.d"), "is a directory, not a file"},
+      {"/dev/zero", "is a device or a socket, not a file"},
+      {big, "holds more than 1048576 bytes"},
+      {dir.file("missing.properties"), "cannot read"},
+  };
+  for (const auto& [config, why] : cases) {
+    for (const char* command : {"run", "offsets"}) {
+      std::vector<std::string> args{command};
+      if (std::string(command) == "run")
+        args.insert(args.end(), {plan, "--state-dir", dir.file("state")});
+      else
+        args.push_back("orders-app");
+      args.insert(args.end(), {"--bootstrap-servers", "127.0.0.1:1", "--config", config});
+      process_result r = run_streamt(args);
+      BOOST_TEST(r.exit_code == 2, command << " --config " << config << ": " << r.err);
+      BOOST_TEST(contains(r.err, "--config: "), r.err);
+      BOOST_TEST(contains(r.err, why), r.err);
+    }
+  }
+  BOOST_TEST(!std::filesystem::exists(dir.file("state")));
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_config_file_exits_78_naming_the_file_and_the_line) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  const std::string config = dir.file("client.properties");
+  write_text(config, "security.protocol=SASL_SSL\nsasl.username=\\u12G4\n");
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--config", config});
+  BOOST_TEST(r.exit_code == 78, r.err);
+  BOOST_TEST(contains(r.err, config + ": "), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_interval_the_transaction_timeout_cannot_hold_exits_78_naming_both) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                  dir.file("state"), "--commit-interval-ms", "70000"});
+  BOOST_TEST(r.exit_code == 78, r.err);
+  BOOST_TEST(contains(r.err, "--commit-interval-ms 70000 leaves no room within transaction.timeout.ms 60000"),
+             r.err);
+  process_result raised = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
+                                       dir.file("state"), "--commit-interval-ms", "70000", "-X",
+                                       "transaction.timeout.ms=200000", "--connect-timeout-ms", "200"});
+  BOOST_TEST(raised.exit_code == 69, raised.err);  // past the check, no broker at that address
+  BOOST_TEST(!contains(raised.err, "leaves no room"), raised.err);
 }
 
 BOOST_AUTO_TEST_CASE(an_unreadable_secret_file_in_a_config_file_exits_78_naming_the_key_and_the_path) {
@@ -579,10 +646,13 @@ BOOST_AUTO_TEST_CASE(the_largest_number_in_each_range_is_accepted) {
   const std::string plan = compile_example(dir);
   // Nothing answers on port 1: accepted options get as far as the connect
   // check (exit 69), a refused one would stop at the usage error (exit 2).
-  process_result r = run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir",
-                                  dir.file("state"), "--commit-interval-ms", "600000",
-                                  "--max-records-per-transaction", "1000000", "--stop-timeout-ms", "3600000",
-                                  "--connect-timeout-ms", "1", "--stall-timeout-ms", "86400000"});
+  // A transaction timeout that holds the longest commit interval (no broker
+  // is asked whether it allows it).
+  process_result r =
+      run_streamt({"run", plan, "--bootstrap-servers", "127.0.0.1:1", "--state-dir", dir.file("state"), "-X",
+                   "transaction.timeout.ms=1200000", "--commit-interval-ms", "600000",
+                   "--max-records-per-transaction", "1000000", "--stop-timeout-ms", "3600000",
+                   "--connect-timeout-ms", "1", "--stall-timeout-ms", "86400000"});
   BOOST_TEST(r.exit_code == 69, r.err);
 }
 

@@ -272,10 +272,14 @@ std::variant<kafka_access, int> read_kafka_access(std::string_view command, cons
 
 std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out) {
   if (auto file = a.get("--config")) {
-    auto from_file = kafka::read_properties_file(*file);
+    // Read like a plan: a directory, a device or a file over the bound is
+    // a usage error before anything is read.
+    result<std::string> text = read_input(*file, operator_file_read_limit);
+    if (!text) return usage_error(command, "--config: " + text.error().message);
+    auto from_file = kafka::parse_properties(*text);
     if (!from_file) {
       const int code = engine::to_int(engine::exit_code::config);
-      say_error(command, "--config: " + from_file.error().message, code);
+      say_error(command, "--config: " + *file + ": " + from_file.error().message, code);
       return code;
     }
     out.insert(out.end(), from_file->begin(), from_file->end());
@@ -293,10 +297,14 @@ std::optional<int> read_client_settings(std::string_view command, const argument
       // secret to warn about.)
       if (kafka::is_secret(s->key) && !s->key.ends_with(".location") && !s->value.empty() &&
           !kafka::has_reference(s->value))
-        say_warning(command, "-X " + s->key +
-                                 " puts a secret on the command line, where other local users can read it "
-                                 "(ps, /proc/PID/cmdline); use -X '" +
-                                 s->key + "=${env:NAME}', ${file:PATH}, or --config FILE");
+        say_warning(command,
+                    kafka::shows_as_key(s->key)
+                        ? "-X " + s->key +
+                              " puts a secret on the command line, where other local users can read it "
+                              "(ps, /proc/PID/cmdline); use -X '" +
+                              s->key + "=${env:NAME}', ${file:PATH}, or --config FILE"
+                        : std::string("-X puts a secret on the command line, under a key that is no "
+                                      "setting name (not shown: a space typed for the '='?)"));
       out.push_back(std::move(*s));
     }
   }

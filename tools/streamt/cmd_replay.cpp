@@ -41,6 +41,7 @@ int cmd_replay(std::span<char* const> args) {
   std::ifstream file;
   std::istream* in = &std::cin;
   if (auto input = a.get("--input"); input && *input != "-") {
+    if (std::optional<std::string> why = not_a_file(*input)) return usage_error("replay", "--input: " + *why);
     file.open(*input, std::ios::binary);
     if (!file) {
       std::cerr << "streamt replay: cannot read '" << *input << "'\n";

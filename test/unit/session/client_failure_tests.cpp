@@ -82,6 +82,12 @@ BOOST_AUTO_TEST_CASE(a_consumers_news_is_told_apart_from_its_failures) {
                   .unknown_topic_or_partition);  // the client's guess, not a broker's
 }
 
+BOOST_AUTO_TEST_CASE(only_invalid_transaction_timeout_is_a_refused_transaction_timeout) {
+  BOOST_TEST(of(RD_KAFKA_RESP_ERR_INVALID_TRANSACTION_TIMEOUT).transaction_timeout_refused);
+  BOOST_TEST(!of(RD_KAFKA_RESP_ERR__TIMED_OUT).transaction_timeout_refused);
+  BOOST_TEST(!of(RD_KAFKA_RESP_ERR_PRODUCER_FENCED).transaction_timeout_refused);
+}
+
 BOOST_AUTO_TEST_CASE(each_acl_refusal_names_the_resource_refused) {
   BOOST_TEST((of(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED).refused == ss::refused_resource::topic));
   BOOST_TEST((of(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED).refused == ss::refused_resource::group));

@@ -277,6 +277,53 @@ BOOST_AUTO_TEST_CASE(a_stop_while_init_transactions_waits_for_lost_brokers_ends_
   BOOST_TEST((t.s.outcome().status == run_status::stopped));
 }
 
+BOOST_AUTO_TEST_CASE(
+    a_commit_interval_over_half_the_transaction_timeout_is_refused_before_any_broker_is_asked) {
+  ss::config c = start_config();
+  c.commit_interval = 70s;
+  start t(c);
+  t.begin();
+  ss::prepared p;
+  p.plan = our_plan();
+  p.transaction_timeout = 60s;
+  const ss::action close = t.s.on(p);
+  BOOST_TEST(close.kind == act::close);
+  BOOST_TEST(!close.leave_group);
+  BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
+  BOOST_TEST(t.s.outcome().message.find("--commit-interval-ms 70000 leaves no room within "
+                                        "transaction.timeout.ms 60000") == 0,
+             t.s.outcome().message);
+  BOOST_TEST(t.s.outcome().message.find("at most half of it (30000)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_interval_of_half_the_transaction_timeout_starts) {
+  ss::config c = start_config();
+  c.commit_interval = 30s;
+  start t(c);
+  t.begin();
+  ss::prepared p;
+  p.plan = our_plan();
+  p.transaction_timeout = 60s;
+  BOOST_TEST(t.s.on(p).kind == act::list_topics);
+}
+
+BOOST_AUTO_TEST_CASE(a_transaction_timeout_the_brokers_refuse_ends_the_start_as_a_setting_to_fix) {
+  start t;
+  t.begin();
+  ss::prepared p;
+  p.plan = our_plan();
+  p.transaction_timeout = std::chrono::milliseconds(2147483647);
+  t.s.on(p);
+  t.listed();
+  t.s.on(ss::batches_capped{});
+  t.initialised(client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_INVALID_TRANSACTION_TIMEOUT),
+                       "Broker: Transaction timeout is larger than the maximum value allowed by the broker"));
+  BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
+  BOOST_TEST(t.s.outcome().message.find("the brokers refuse transaction.timeout.ms 2147483647") == 0,
+             t.s.outcome().message);
+  BOOST_TEST(t.s.outcome().message.find("lower -X transaction.timeout.ms") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(a_retriable_init_transactions_error_is_logged_and_asked_again) {
   start t;
   t.to_init();
