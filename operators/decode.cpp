@@ -419,6 +419,15 @@ std::string quoted(std::string_view s) {
   return out;
 }
 
+// A number as found, cut so that a huge one (a BIGINT of 100,000 digits)
+// cannot flood a message, a log line or a dead-letter header: its first 32
+// characters and its length. Numbers are ASCII, so any cut is a boundary.
+std::string number_text(std::string_view s) {
+  constexpr std::size_t limit = 64;
+  if (s.size() <= limit) return std::string(s);
+  return std::string(s.substr(0, 32)) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
 std::string at_byte(std::size_t offset) { return " at byte " + std::to_string(offset); }
 
 std::string column_name(const decode_definition& def, std::size_t i) { return quoted(def.column(i).name); }
@@ -449,7 +458,7 @@ void report_refusal(const decode_definition& def, const handler& h, std::string_
       const auto& col = def.column(h.failed_column());
       std::string found(h.found());
       if (!h.failed_text().empty() && h.failed_token() == token::number)
-        found += " (" + h.failed_text() + ")";
+        found += " (" + number_text(h.failed_text()) + ")";
       set_error(error, "wrong_type",
                 "column " + quoted(col.name) + " expects " + std::string(plan::to_string(col.type)) +
                     ", found " + found + at_byte(offset));
@@ -458,7 +467,7 @@ void report_refusal(const decode_definition& def, const handler& h, std::string_
     case failure::bigint_out_of_range:
       set_error(error, "bigint_out_of_range",
                 "column " + column_name(def, h.failed_column()) + " expects BIGINT, found " +
-                    h.failed_text() + at_byte(offset) + ", outside the signed 64-bit range");
+                    number_text(h.failed_text()) + at_byte(offset) + ", outside the signed 64-bit range");
       return;
     case failure::none:
       break;

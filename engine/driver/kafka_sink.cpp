@@ -40,15 +40,30 @@ void kafka_sink::emit(const record_view& in, std::string_view value) {
     tracker_->refused_at_once(failure_of(e));
 }
 
+namespace {
+
+// The reason as a header, bounded whatever a stage wrote: a dead-letter
+// record is the size of the record it carries, not of the words about it.
+std::string bounded_reason(const std::string& message) {
+  constexpr std::size_t limit = 1024;
+  if (message.size() <= limit) return message;
+  std::size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(message[end]) & 0xC0) == 0x80) --end;  // a UTF-8 boundary
+  return message.substr(0, end) + "... (" + std::to_string(message.size()) + " bytes)";
+}
+
+}  // namespace
+
 void kafka_sink::dead_letter(const record_view& in, const invalid_record& why) {
   const std::string partition = std::to_string(in.partition);
   const std::string offset = std::to_string(in.offset);
+  const std::string message = bounded_reason(why.error.message);
   std::array<kafka::header_view, 7> reason{{
       {"streamt.source.topic", in.topic},
       {"streamt.source.partition", partition},
       {"streamt.source.offset", offset},
       {"streamt.error.code", why.error.code},
-      {"streamt.error.message", why.error.message},
+      {"streamt.error.message", message},
       {"streamt.plan.digest", plan_digest_},
       {},
   }};

@@ -278,6 +278,24 @@ BOOST_AUTO_TEST_CASE(check_needs_exactly_one_plan) {
   BOOST_TEST(run_streamt({"check", "/nonexistent/plan.json"}).exit_code == 2);
 }
 
+BOOST_AUTO_TEST_CASE(a_report_that_cannot_be_written_exits_74_not_0) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  for (const char* command : {"check", "explain"}) {
+    process_result r = run_streamt({command, plan}, {}, "/dev/full");
+    BOOST_TEST(r.exit_code == 74, command << ": " << r.err);
+    BOOST_TEST(contains(r.err, "writing to standard output failed"), r.err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(status_names_itself_in_its_errors) {
+  process_result r =
+      run_streamt({"status", "orders-app", "--bootstrap-servers", "127.0.0.1:1", "--timeout-ms", "300"});
+  BOOST_TEST(r.exit_code == 69, r.err);
+  BOOST_TEST(contains(r.err, "streamt status: describing group 'orders-app': "), r.err);
+  BOOST_TEST(!contains(r.err, "streamt offsets"), r.err);
+}
+
 BOOST_AUTO_TEST_CASE(explain_prints_the_four_stages_in_order) {
   temp_dir dir;
   process_result r = run_streamt({"explain", compile_example(dir)});

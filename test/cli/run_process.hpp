@@ -43,9 +43,13 @@ inline void write_text(const std::string& path, const std::string& text) {
   f << text;
 }
 
-inline process_result run_streamt(const std::vector<std::string>& args, const std::string& stdin_text = {}) {
+// `stdout_to`: where standard output goes instead of the result's `out`
+// (/dev/full, to see a failed write).
+inline process_result run_streamt(const std::vector<std::string>& args, const std::string& stdin_text = {},
+                                  const std::string& stdout_to = {}) {
   temp_dir io;
-  const std::string in = io.file("stdin"), out = io.file("stdout"), err = io.file("stderr");
+  const std::string in = io.file("stdin"), err = io.file("stderr");
+  const std::string out = stdout_to.empty() ? io.file("stdout") : stdout_to;
   write_text(in, stdin_text);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -67,7 +71,7 @@ inline process_result run_streamt(const std::vector<std::string>& args, const st
   }
   process_result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_text(out);
+  if (stdout_to.empty()) r.out = read_text(out);  // /dev/full reads as zeros without end
   r.err = read_text(err);
   return r;
 }

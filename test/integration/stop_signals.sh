@@ -10,7 +10,7 @@
 #      signal"), and leaves no transaction open on the sink. Then a last run
 #      takes the rest: every record exactly once in the sink's read_committed
 #      view, whatever the interrupted runs committed.
-#   2. --commit-interval-ms 60000: a SIGTERM with a transaction open commits
+#   2. --commit-interval-ms 60000 (transaction.timeout.ms 180000): a SIGTERM with a transaction open commits
 #      it at once; exit 0 within a few seconds, the output committed.
 #   3. a SIGTERM as soon as the group was joined, before the first
 #      assignment (ten new groups): exit 0 within 3 s, the group left.
@@ -149,7 +149,7 @@ echo "== 2. SIGTERM with --commit-interval-ms 60000 and a transaction open"
 sink2=$(unique stop-sink-long) app2=$(unique stop-long)
 create_topic "$sink2" 1
 compile "$schema" "$app2" "$sink2" "SELECT id, amount FROM orders" "$work/plan-long.json"
-start_engine long "$work/plan-long.json" "$work/state-long" --commit-interval-ms 60000
+start_engine long "$work/plan-long.json" "$work/state-long" --commit-interval-ms 60000 -X transaction.timeout.ms=180000
 await_line long "starting from the earliest offset" 60
 # The backlog is one poll away once the partition is taken; give it that.
 sleep 2

@@ -19,7 +19,8 @@ constexpr std::string_view help =
     "(fields, types, version, consistency, digest) and print its identity and\n"
     "digest. Pin the digest with 'streamt run --expect-digest'.\n"
     "\n"
-    "exit codes: 0 valid; 1 invalid (the JSON path of the problem is printed); 2 usage\n";
+    "exit codes: 0 valid; 1 invalid (the JSON path of the problem is printed); 2 usage;\n"
+    "            74 standard output not writable\n";
 }  // namespace
 
 int cmd_check(std::span<char* const> args) {

@@ -24,7 +24,7 @@ constexpr std::string_view help =
     "Print the pipeline a plan runs, stage by stage: decode, filter, project,\n"
     "encode, with the source and sink topics and the plan's digest.\n"
     "\n"
-    "exit codes: 0 printed; 1 invalid plan; 2 usage\n";
+    "exit codes: 0 printed; 1 invalid plan; 2 usage; 74 standard output not writable\n";
 
 std::string literal_text(const plan::literal& v) {
   if (auto i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);

@@ -54,7 +54,8 @@ constexpr std::string_view help =
     "\n"
     "exit codes: 0 done; 2 usage; 69 brokers unreachable or a request failed;\n"
     "            75 the group has members or an open transaction (stop it, or wait; try again);\n"
-    "            78 a setting refused, or skip's OFFSET is not the committed offset or no record\n";
+    "            78 a setting refused, or skip's OFFSET is not the committed offset or no record;\n"
+    "            74 standard output not writable\n";
 
 // TOPIC/PARTITION@OFFSET, as the engine's exit-65 line names the record.
 using skip_target = record_position;
@@ -69,8 +70,8 @@ std::string where(const kafka::topic_partition& p) { return p.topic + "/" + std:
 // A failed request (brokers away, refused by an ACL, timed out, ...): 69.
 // What waiting or stopping the group fixes is told apart by the callers,
 // which know what they asked, and exits 75 there.
-int request_failed(std::string_view what, const kafka::error_report& e) {
-  std::cerr << "streamt offsets: " << what << ": " << e.message << '\n';
+int request_failed(std::string_view command, std::string_view what, const kafka::error_report& e) {
+  std::cerr << "streamt " << command << ": " << what << ": " << e.message << '\n';
   return engine::to_int(engine::exit_code::unavailable);
 }
 
@@ -108,7 +109,7 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
   const std::chrono::milliseconds timeout = k.timeout;
   fleet f;
   auto described = admin.describe(group, timeout);
-  if (!described) return request_failed("describing group '" + group + "'", described.error());
+  if (!described) return request_failed(command, "describing group '" + group + "'", described.error());
   f.group = *described;
   auto committed = admin.committed(group, timeout);
   if (!committed) {
@@ -116,7 +117,7 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
       std::cerr << "streamt " << command << ": group '" << group << "'" << open_transaction_advice << '\n';
       return engine::to_int(engine::exit_code::temporary_failure);
     }
-    return request_failed("reading the offsets of group '" + group + "'", committed.error());
+    return request_failed(command, "reading the offsets of group '" + group + "'", committed.error());
   }
   // A partition the group never committed shows as such.
   std::map<kafka::topic_partition, row>& rows = f.rows;
@@ -128,12 +129,13 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
   if (auto t = a.get("--topic")) topics[*t] = true;
   for (const auto& [topic, _] : topics) {
     auto count = admin.partition_count(topic, timeout);
-    if (!count) return request_failed("reading the partitions of topic '" + topic + "'", count.error());
+    if (!count)
+      return request_failed(command, "reading the partitions of topic '" + topic + "'", count.error());
     for (std::int32_t p = 0; p < *count; ++p) {
       row& r = rows[{topic, p}];
       r.partition = {topic, p};
       auto end = admin.end_offset(r.partition, timeout);
-      if (!end) return request_failed("reading the end of " + where(r.partition), end.error());
+      if (!end) return request_failed(command, "reading the end of " + where(r.partition), end.error());
       r.end = *end;
     }
   }
@@ -142,7 +144,7 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
   auto log = kafka::read_log(k.bootstrap_servers, k.user, f.log_topic, max_plan_log_records, false, timeout);
   if (!log) {
     if (kafka::is_unknown_topic_or_partition(log.error().info.code)) return f;
-    return request_failed("reading the plan log " + f.log_topic, log.error());
+    return request_failed(command, "reading the plan log " + f.log_topic, log.error());
   }
   f.log_exists = true;
   const std::vector<engine::session::logged_claim> claims =
@@ -328,7 +330,8 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
 int skip(const kafka::group_admin& admin, const std::string& group, const skip_target& target,
          std::chrono::milliseconds timeout) {
   auto described = admin.describe(group, timeout);
-  if (!described) return request_failed("describing group '" + group + "'", described.error());
+  if (!described)
+    return request_failed("offsets skip", "describing group '" + group + "'", described.error());
   if (!described->inactive()) {
     std::cerr << "streamt offsets skip: group '" << group << "' has " << described->members << " member"
               << (described->members == 1 ? "" : "s") << " (" << described->state
@@ -342,7 +345,7 @@ int skip(const kafka::group_admin& admin, const std::string& group, const skip_t
                 << "; nothing changed\n";
       return engine::to_int(engine::exit_code::temporary_failure);
     }
-    return request_failed("reading the offsets of group '" + group + "'", committed.error());
+    return request_failed("offsets skip", "reading the offsets of group '" + group + "'", committed.error());
   }
   const kafka::group_offset* found = nullptr;
   for (const kafka::group_offset& g : *committed)
@@ -362,7 +365,8 @@ int skip(const kafka::group_admin& admin, const std::string& group, const skip_t
     return engine::to_int(engine::exit_code::config);
   }
   auto end = admin.end_offset(target.partition, timeout);
-  if (!end) return request_failed("reading the end of " + where(target.partition), end.error());
+  if (!end)
+    return request_failed("offsets skip", "reading the end of " + where(target.partition), end.error());
   if (target.offset >= *end) {
     std::cerr << "streamt offsets skip: " << where(target.partition) << " ends at " << *end
               << ": there is no record at " << target.offset << " to skip; nothing changed\n";
@@ -379,7 +383,7 @@ int skip(const kafka::group_admin& admin, const std::string& group, const skip_t
                 << "): an instance of the application runs again; stop it first\n";
       return engine::to_int(engine::exit_code::temporary_failure);
     }
-    return request_failed("moving the offset of " + where(target.partition), e);
+    return request_failed("offsets skip", "moving the offset of " + where(target.partition), e);
   }
   std::cout << "group " << group << ": " << where(target.partition) << " moved from " << target.offset
             << " to " << moved.offset << "; the record at " << target.offset << " will not be processed\n";
@@ -440,7 +444,8 @@ int cmd_status(std::span<char* const> args) {
       "  --timeout-ms N              bound on each request (default 30000; 1..3600000)\n"
       "\n"
       "exit codes: 0 done; 2 usage; 69 brokers unreachable or a request failed;\n"
-      "            75 a transaction of the group is open (try again); 78 a setting refused\n";
+      "            75 a transaction of the group is open (try again); 78 a setting refused;\n"
+      "            74 standard output not writable\n";
   option_spec spec{{"--bootstrap-servers", "-X", "--config", "--topic", "--format", "--timeout-ms"},
                    {"--help"},
                    {"-X"},

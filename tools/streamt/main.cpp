@@ -71,6 +71,18 @@ int run_ended(int code) {
   std::_Exit(code);
 }
 
+// What a command that printed its result ends with: its own exit code, or
+// 74 when that result could not be written (a full disk, a closed pipe): a
+// script must not read 0 for a report nobody got. (diff and replay check
+// their own output; run writes only to stderr.)
+int output_written(std::string_view command, int code) {
+  std::cout.flush();
+  if (std::cout || code != 0) return code;
+  const int io = streamt::engine::to_int(streamt::engine::exit_code::io_error);
+  streamt::cli::say_error(command, "writing to standard output failed", io);
+  return io;
+}
+
 }  // namespace
 
 void streamt::cli::release_stop_signals() { pthread_sigmask(SIG_SETMASK, &inherited_mask, nullptr); }
@@ -86,13 +98,13 @@ int main(int argc, char** argv) {
     }
     const std::string_view command = argv[1];
     std::span<char* const> rest(argv + 2, static_cast<std::size_t>(argc - 2));
-    if (command == "compile") return streamt::cli::cmd_compile(rest);
-    if (command == "check") return streamt::cli::cmd_check(rest);
-    if (command == "explain") return streamt::cli::cmd_explain(rest);
+    if (command == "compile") return output_written(command, streamt::cli::cmd_compile(rest));
+    if (command == "check") return output_written(command, streamt::cli::cmd_check(rest));
+    if (command == "explain") return output_written(command, streamt::cli::cmd_explain(rest));
     if (command == "replay") return streamt::cli::cmd_replay(rest);
     if (command == "run") return run_ended(streamt::cli::cmd_run(rest));
-    if (command == "offsets") return streamt::cli::cmd_offsets(rest);
-    if (command == "status") return streamt::cli::cmd_status(rest);
+    if (command == "offsets") return output_written(command, streamt::cli::cmd_offsets(rest));
+    if (command == "status") return output_written(command, streamt::cli::cmd_status(rest));
     if (command == "diff") return streamt::cli::cmd_diff(rest);
     if (command == "--help" || command == "-h" || command == "help") {
       std::cout << top_help;

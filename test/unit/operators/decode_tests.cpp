@@ -99,6 +99,16 @@ BOOST_AUTO_TEST_CASE(rejects_integers_just_outside_int64_as_out_of_range) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_huge_number_is_quoted_by_its_start_and_its_length) {
+  decoder d;
+  const std::string digits(100000, '7');
+  const std::string e = d.refuse(R"({"id":"x","amount":)" + digits + R"(,"note":null,"flag":null})");
+  BOOST_TEST(e.size() < 300u, e.size());
+  BOOST_TEST(e.starts_with("bigint_out_of_range: column 'amount' expects BIGINT, found " +
+                           digits.substr(0, 32) + "... (100000 characters) at byte 19"),
+             e.substr(0, 200));
+}
+
 BOOST_AUTO_TEST_CASE(rejects_fractions_and_exponents_for_bigint_even_when_integral) {
   decoder d;
   for (std::string_view n : {"120.0", "1e2", "1E2", "-0.0", "0.5", "1.5e+3", "1e-2"}) {
