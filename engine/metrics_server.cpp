@@ -60,8 +60,15 @@ struct metrics_server::shared {
   asio::steady_timer slot_free;
   std::shared_ptr<const metrics> data;
   limits bounds;
-  std::list<std::weak_ptr<beast::tcp_stream>> connections;
+  // Open connections, oldest first; `closing` is set once the server closed
+  // one to make room (its coroutine then ends, and `open` counts it out).
+  struct connection {
+    std::weak_ptr<beast::tcp_stream> stream;
+    std::shared_ptr<bool> closing;
+  };
+  std::list<connection> connections;
   std::size_t open = 0;
+  std::size_t closing = 0;  // closed to make room, not yet counted out of `open`
   bool stopped = false;
   logger log;
 };
@@ -160,6 +167,30 @@ asio::awaitable<void> serve_connection(std::shared_ptr<beast::tcp_stream> stream
 
 }  // namespace
 
+// At the cap, the oldest open connection is closed to make room: a health
+// probe must be answered however many clients hold connections (1,100 idle
+// sockets kept /healthz from answering for 14 s when new connections waited
+// for a slot, and a liveness probe would restart a healthy engine). A
+// scraper's keep-alive connection closed this way costs it one reconnect.
+// Called once a new connection was accepted, so that room is made for a
+// client that came, never ahead of one. False when none is left to close
+// (all are closing already).
+bool metrics_server::make_room(shared& s) {
+  s.connections.remove_if([](const shared::connection& c) { return c.stream.expired(); });
+  for (shared::connection& c : s.connections) {
+    if (*c.closing) continue;
+    if (std::shared_ptr<beast::tcp_stream> stream = c.stream.lock()) {
+      *c.closing = true;
+      ++s.closing;
+      boost::system::error_code ignored;
+      stream->socket().shutdown(tcp::socket::shutdown_both, ignored);
+      stream->socket().close(ignored);
+      return true;
+    }
+  }
+  return false;
+}
+
 metrics_server::metrics_server(std::shared_ptr<shared> s) : shared_(std::move(s)) {}
 
 metrics_server::~metrics_server() { stop(); }
@@ -186,8 +217,9 @@ asio::awaitable<void> metrics_server::serve() {
   const auto ex = s->acceptor.get_executor();
   asio::steady_timer backoff(ex);
   while (!s->stopped) {
-    if (s->open >= s->bounds.max_connections) {
-      // At the cap: accept nothing until a connection ends. Connections
+    if (s->open >= 2 * s->bounds.max_connections) {
+      // As many closing as open (they end at their next step, so this
+      // passes at once): accept nothing until one has ended. Connections
       // waiting meanwhile sit in the kernel's listen backlog, holding no
       // descriptor of the engine's.
       s->slot_free.expires_at(std::chrono::steady_clock::time_point::max());
@@ -206,24 +238,29 @@ asio::awaitable<void> metrics_server::serve() {
       (void)waited;
       continue;
     }
+    // At the cap, the newcomer takes the oldest one's place.
+    if (s->open - s->closing >= s->bounds.max_connections) (void)make_room(*s);
     auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
     // Closed streams are forgotten as new ones come, so the list stays as
     // long as the number of open connections.
-    s->connections.remove_if([](const std::weak_ptr<beast::tcp_stream>& w) { return w.expired(); });
-    s->connections.push_back(stream);
+    s->connections.remove_if([](const shared::connection& c) { return c.stream.expired(); });
+    auto closing = std::make_shared<bool>(false);
+    s->connections.push_back({stream, closing});
     // A connection's failure concerns only its client: it is logged, never
     // propagated to the engine.
     ++s->open;
-    asio::co_spawn(ex, serve_connection(stream, s->data, s->bounds.idle_timeout), [s](std::exception_ptr e) {
-      --s->open;
-      s->slot_free.cancel();
-      if (!e) return;
-      try {
-        std::rethrow_exception(e);
-      } catch (const std::exception& x) {
-        STREAMT_LOG(s->log, warning) << "metrics endpoint: a connection failed: " << x.what();
-      }
-    });
+    asio::co_spawn(ex, serve_connection(stream, s->data, s->bounds.idle_timeout),
+                   [s, closing](std::exception_ptr e) {
+                     --s->open;
+                     if (*closing) --s->closing;
+                     s->slot_free.cancel();
+                     if (!e) return;
+                     try {
+                       std::rethrow_exception(e);
+                     } catch (const std::exception& x) {
+                       STREAMT_LOG(s->log, warning) << "metrics endpoint: a connection failed: " << x.what();
+                     }
+                   });
   }
 }
 
@@ -233,8 +270,8 @@ void metrics_server::stop() {
   boost::system::error_code ignored;
   shared_->acceptor.close(ignored);
   shared_->slot_free.cancel();
-  for (const std::weak_ptr<beast::tcp_stream>& w : shared_->connections)
-    if (std::shared_ptr<beast::tcp_stream> c = w.lock()) c->socket().close(ignored);
+  for (const shared::connection& c : shared_->connections)
+    if (std::shared_ptr<beast::tcp_stream> stream = c.stream.lock()) stream->socket().close(ignored);
   shared_->connections.clear();
 }
 

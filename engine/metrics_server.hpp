@@ -14,8 +14,9 @@
 // HTTP/1.1 with keep-alive (Prometheus reuses its connection). Bounded so
 // that no client can take the engine's file descriptors (its Kafka
 // connections need them): at most metrics_server::limits::max_connections
-// open at once (the next ones wait in the kernel's listen backlog, holding
-// no descriptor of ours), each closed when idle for idle_timeout; requests
+// open at once, each closed when idle for idle_timeout; at the cap the
+// oldest is closed to make room for the next, so that no number of idle or
+// slow clients keeps a health probe from its answer; requests
 // are bounded too (8 KiB of headers, answered 431 past it; 400 for a
 // malformed one; no body). Nothing here touches the pipeline: it only reads
 // the metrics object.
@@ -81,6 +82,7 @@ class metrics_server {
  private:
   struct shared;
   explicit metrics_server(std::shared_ptr<shared> s);
+  static bool make_room(shared& s);
   std::shared_ptr<shared> shared_;
 };
 
