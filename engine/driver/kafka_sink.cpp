@@ -36,6 +36,15 @@ void kafka_sink::emit(const record_view& in, std::string_view value) {
   }
   out.timestamp_ms = in.timestamp.value_or(0);
   out.opaque = tracker_->producing(in, value.size());
+  if (compacted_ && !in.key) {
+    session::failure keyless;
+    keyless.what = session::condition::abortable;
+    keyless.never_accepted = true;
+    keyless.keyless_for_compacted = true;
+    keyless.message = "a record without a key, for compacted topic '" + topic_ + "'";
+    tracker_->refused_at_once(std::move(keyless));
+    return;
+  }
   if (kafka::error_report e = producer_->produce(topic_, out); e.failed())
     tracker_->refused_at_once(failure_of(e));
 }

@@ -37,6 +37,11 @@ class kafka_sink {
   // the record and know why it is there.
   void dead_letter(const record_view& in, const invalid_record& why);
 
+  // The sink topic is compacted: a record without a key is refused before
+  // it is produced, as the broker would refuse it with its whole batch and
+  // leave no way to tell which record it meant.
+  void compacted(bool c) noexcept { compacted_ = c; }
+
  private:
   kafka::producer* producer_;
   std::string topic_;
@@ -44,6 +49,7 @@ class kafka_sink {
   std::string dead_letter_topic_;
   std::string plan_digest_;
   std::optional<lineage_stamp> stamp_;  // with --lineage-header
+  bool compacted_ = false;
 };
 
 }  // namespace streamt::engine::driver

@@ -116,6 +116,7 @@ std::string runtime::make_producer(const kafka::settings& producer_settings) {
   producer_ = std::move(*producer);
   sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink(), plan_.identity.dead_letter_topic,
                 plan::digest(plan_), options_.lineage_header);
+  sink_->compacted(compacted_sink_);
   return {};
 }
 
@@ -147,6 +148,25 @@ asio::awaitable<ss::topics_listed> runtime::list_topics(std::chrono::millisecond
 // the producer as it is; before init_transactions a new producer costs
 // nothing at the brokers.
 asio::awaitable<ss::batches_capped> runtime::cap_batches() {
+  // A compacted sink takes no record without a key, and the broker refuses
+  // the whole batch such a record is in: it is refused before it is
+  // produced instead (kafka_sink::compacted), so the record is named.
+  auto policy_op =
+      producer_->async_topic_setting({plan_.identity.sink_topic}, "cleanup.policy", std::chrono::seconds(5));
+  kafka::kafka_result<std::map<std::string, std::string>> policy = co_await std::move(policy_op);
+  if (!policy) {
+    STREAMT_LOG(log_, warning) << "could not read cleanup.policy of sink topic '" << plan_.identity.sink_topic
+                               << "' (" << policy.error().message
+                               << "); if it is compacted, a record without a key fails its whole batch "
+                                  "(grant DescribeConfigs on the topic)";
+  } else if (auto it = policy->find(plan_.identity.sink_topic);
+             it != policy->end() && it->second.find("compact") != std::string::npos) {
+    compacted_sink_ = true;
+    sink_->compacted(true);
+    STREAMT_LOG(log_, info) << "sink topic '" << plan_.identity.sink_topic
+                            << "' is compacted (cleanup.policy=" << it->second
+                            << "): a record without a key is an invalid record, at its own offset";
+  }
   std::vector<std::string> topics{plan_.identity.sink_topic};
   if (plan_.identity.on_invalid == plan::on_invalid::dead_letter)
     topics.push_back(plan_.identity.dead_letter_topic);

@@ -39,6 +39,7 @@ struct failure {
   bool offset_out_of_range = false;          // the position is outside the log, and no reset applies
   bool instance_fenced = false;              // another member took over our group.instance.id
   bool transaction_timeout_refused = false;  // the brokers refuse the client's transaction.timeout.ms
+  bool keyless_for_compacted = false;        // a record without a key, for a compacted topic
   refused_resource refused = refused_resource::none;
 
   bool failed() const noexcept { return what != condition::none; }

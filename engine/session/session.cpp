@@ -387,10 +387,15 @@ action run_session::follow(commit::next_action a, std::string warning) {
         diagnostic d;
         d.phase = phase::record;
         d.code = "output_refused_by_sink";
-        d.message = "its output of " + std::to_string(u.size) +
-                    " bytes can never be written to sink topic '" + config_.sink_topic + "' (" + u.reason +
-                    "); raise the topic's max.message.bytes (and the client's message.max.bytes), or change "
-                    "the query";
+        d.message =
+            u.keyless
+                ? "it has no key, and sink topic '" + config_.sink_topic +
+                      "' is compacted (cleanup.policy), which takes no record without one; give the "
+                      "source's records keys, or write to a topic that is not compacted"
+                : "its output of " + std::to_string(u.size) + " bytes can never be written to sink topic '" +
+                      config_.sink_topic + "' (" + u.reason +
+                      "); raise the topic's max.message.bytes (and the client's message.max.bytes), or "
+                      "change the query";
         const record_view& v = batch_[at->index];
         // A dead-letter write the dead-letter topic refused: the record can
         // go nowhere, and the run stops at it.

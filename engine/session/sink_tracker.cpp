@@ -26,7 +26,7 @@ std::uint64_t sink_tracker::producing_dead_letter(const record_view& in, std::si
 }
 
 void sink_tracker::refused_at_once(failure e) {
-  if (e.never_accepted && !sources_.empty()) note_unproducible(sources_.back(), e.message);
+  if (e.never_accepted && !sources_.empty()) note_unproducible(sources_.back(), e);
   if (!error_) error_ = std::move(e);
 }
 
@@ -45,7 +45,7 @@ void sink_tracker::delivered(std::uint64_t opaque, std::int32_t sink_partition, 
 void sink_tracker::delivery_failed(std::uint64_t opaque, const failure& e) {
   if (!e.never_accepted || (opaque >> 32) != generation_) return;
   const std::size_t index = opaque & 0xffffffffu;
-  if (index < sources_.size()) note_unproducible(sources_[index], e.message);
+  if (index < sources_.size()) note_unproducible(sources_[index], e);
 }
 
 void sink_tracker::aborted() {
@@ -95,9 +95,12 @@ std::optional<unproducible_at> sink_tracker::unproducible_in(std::span<const rec
 // it reports the error: the largest of them is the one to blame. (The
 // engine caps the producer's batch.size at the topics' max.message.bytes,
 // so a refused batch holds that one record alone: engine/driver/start_steps.cpp.)
-void sink_tracker::note_unproducible(unproducible_record r, const std::string& reason) {
-  if (suspect_ && suspect_->size >= r.size) return;
-  r.reason = reason;
+void sink_tracker::note_unproducible(unproducible_record r, const failure& why) {
+  // A refusal known before producing names its record for certain: it
+  // stands against a size guess.
+  if (suspect_ && (suspect_->keyless || (!why.keyless_for_compacted && suspect_->size >= r.size))) return;
+  r.reason = why.message;
+  r.keyless = why.keyless_for_compacted;
   suspect_ = std::move(r);
 }
 

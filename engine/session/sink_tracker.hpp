@@ -46,6 +46,7 @@ struct unproducible_record {
   std::size_t size = 0;  // of the output value
   std::string reason;
   bool dead_letter = false;  // the write was the record itself, to the dead-letter topic
+  bool keyless = false;      // refused for having no key, by a compacted topic
 };
 
 // A known unproducible record found in a batch: where, and which.
@@ -94,7 +95,7 @@ class sink_tracker {
   std::optional<unproducible_at> unproducible_in(std::span<const record_view> batch) const;
 
  private:
-  void note_unproducible(unproducible_record r, const std::string& reason);
+  void note_unproducible(unproducible_record r, const failure& why);
 
   std::uint32_t generation_ = 0;
   std::vector<unproducible_record> sources_;  // input record of each output of the open transaction

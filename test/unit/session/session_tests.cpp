@@ -751,6 +751,44 @@ BOOST_AUTO_TEST_CASE(too_large_an_unproducible_record_stops_the_run_after_the_re
   BOOST_TEST(r.s.counters().transactions_aborted == 2u);
 }
 
+// A compacted sink and a record without a key (the driver refuses it before
+// producing, kafka_sink::compacted): that record, not a neighbour, is the
+// one the run stops at, after the records before it commit.
+BOOST_AUTO_TEST_CASE(
+    a_keyless_record_for_a_compacted_sink_is_named_at_its_own_offset_after_the_ones_before_commit) {
+  run r;
+  r.owning({0});
+  BOOST_TEST_REQUIRE(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  BOOST_TEST_REQUIRE(r.s.on(ss::began{ok(), r.now}).kind == act::produce);
+  const std::span<const streamt::engine::record_view> in_hand = r.s.batch();
+  ss::failure keyless;
+  keyless.what = ss::condition::abortable;
+  keyless.never_accepted = true;
+  keyless.keyless_for_compacted = true;
+  keyless.message = "a record without a key, for compacted topic 'big-orders'";
+  // Record 0 is larger: a size guess would have blamed it.
+  r.s.sink().producing(in_hand[0], 5000);
+  r.s.sink().producing(in_hand[1], 10);
+  r.s.sink().refused_at_once(keyless);
+  r.s.sink().producing(in_hand[2], 10);
+  batch_result produced;
+  produced.handled = 3;
+  record_counts counts;
+  counts.consumed = counts.emitted = 3;
+  const ss::action abort = r.s.on(ss::batch_produced{produced, counts, r.now});
+  BOOST_TEST_REQUIRE(abort.kind == act::abort);
+  BOOST_TEST_REQUIRE(r.abort_returns(ok()).kind == act::rewind);
+  BOOST_TEST_REQUIRE(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  BOOST_TEST_REQUIRE(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
+  const ss::action up_to_it = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(up_to_it.take == 1u);
+  BOOST_TEST(r.produce(up_to_it).kind == act::send_offsets);
+  r.commits_and_stops_at("output_refused_by_sink", 1);
+  BOOST_TEST(r.s.outcome().invalid->error.message.find(
+                 "it has no key, and sink topic 'big-orders' is compacted") == 0,
+             r.s.outcome().invalid->error.message);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // on_invalid dead-letter: an invalid record goes to the dead-letter topic
