@@ -24,8 +24,8 @@ inline constexpr std::size_t plan_file_read_limit = 64u << 20;
 // `sql_too_large` at the first byte past it, so the reader stops only later.
 inline constexpr std::size_t sql_file_read_limit = 1u << 20;
 
-// An operator's file (--config, a --client-config, a plan, a query) is read
-// up to this much.
+// A --config file (librdkafka settings) is read up to this much: a few
+// dozen lines in practice, so 1 MiB is a wrong file, never a real one.
 inline constexpr std::size_t operator_file_read_limit = 1u << 20;
 
 // Why `path` is no file to read, before anything is read from it: a
