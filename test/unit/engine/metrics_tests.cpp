@@ -475,27 +475,29 @@ BOOST_AUTO_TEST_CASE(
   // What happened, in order: "idle N closed" for each idle connection the
   // server closed, "answered" for the probe that came third.
   std::vector<std::string> events;
-  int connected = 0;
+  // Each wakes when its idle client has connected: the second connects
+  // after the first, the probe after both.
+  asio::steady_timer first_connected(srv.io, std::chrono::steady_clock::time_point::max());
   asio::steady_timer both_connected(srv.io, std::chrono::steady_clock::time_point::max());
-  auto idle = [&](std::string name) -> asio::awaitable<void> {
+  auto idle = [&](std::string name, asio::steady_timer& connected) -> asio::awaitable<void> {
     asio::ip::tcp::socket socket(co_await asio::this_coro::executor);
     co_await socket.async_connect(srv.at, asio::use_awaitable);
-    if (++connected == 2) both_connected.cancel();
+    connected.cancel();
     char buf[16];
     auto [ec, n] = co_await socket.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
     (void)n;
     BOOST_TEST((ec == asio::error::eof || ec == asio::error::connection_reset));
     events.push_back(name + " closed");
   };
-  asio::co_spawn(srv.io, idle("idle 1"), [](std::exception_ptr e) { BOOST_TEST(!e); });
+  asio::co_spawn(srv.io, idle("idle 1", first_connected), [](std::exception_ptr e) { BOOST_TEST(!e); });
   asio::co_spawn(
       srv.io,
       [&]() -> asio::awaitable<void> {
-        // The second idle client connects after the first (a connection
-        // held), so the first is the oldest.
-        asio::steady_timer settle(co_await asio::this_coro::executor, 50ms);
-        co_await settle.async_wait(asio::use_awaitable);
-        co_await idle("idle 2");
+        // The second idle client connects after the first, so the first is
+        // the oldest.
+        auto [waited] = co_await first_connected.async_wait(asio::as_tuple(asio::use_awaitable));
+        (void)waited;
+        co_await idle("idle 2", both_connected);
       },
       [](std::exception_ptr e) { BOOST_TEST(!e); });
   asio::co_spawn(

@@ -115,6 +115,21 @@ struct start {
     plan_log.push_back({static_cast<std::int64_t>(plan_log.size()), "orders-app", ss::to_claim_record(c)});
   }
 
+  // A start of `plan` up to its first claim, which lands behind `theirs`
+  // (another instance's claim, appended between the read and this one's
+  // append): the action that follows, a second read.
+  ss::action claim_behind(ss::our_plan plan, const ss::plan_claim& theirs) {
+    begin();
+    prepared(std::move(plan));
+    listed();
+    s.on(ss::batches_capped{});
+    initialised({});
+    s.on(ss::plan_log_created{});
+    const ss::action first = log_read();
+    claimed_elsewhere(theirs);
+    return appended(first);
+  }
+
   // The claim appended: the plan log holds it, at the next offset.
   ss::action appended(const ss::action& append) {
     BOOST_TEST_REQUIRE(append.kind == act::append_claim);
@@ -396,15 +411,7 @@ BOOST_AUTO_TEST_CASE(a_claim_that_lost_its_round_to_a_plan_it_supersedes_claims_
   ss::our_plan ours = our_plan();
   ours.supersedes = {c};
   start t;
-  t.begin();
-  t.prepared(ours);
-  t.listed();
-  t.s.on(ss::batches_capped{});
-  t.initialised(ok());
-  t.s.on(ss::plan_log_created{ok()});
-  const ss::action first = t.log_read();
-  t.claimed_elsewhere({{c, "i-9", our_plan().output_shape, {}}, {}});
-  const ss::action reread = t.appended(first);
+  const ss::action reread = t.claim_behind(ours, {{c, "i-9", our_plan().output_shape, {}}, {}});
   BOOST_TEST_REQUIRE(reread.kind == act::read_plan_log);
   const ss::action second = t.log_read();
   BOOST_TEST_REQUIRE(second.kind == act::append_claim);
@@ -422,15 +429,8 @@ BOOST_AUTO_TEST_CASE(a_claim_that_loses_every_round_ends_the_start_unavailable) 
   ss::config cfg = start_config();
   cfg.start.max_claim_rounds = 1;
   start t(cfg);
-  t.begin();
-  t.prepared(ours);
-  t.listed();
-  t.s.on(ss::batches_capped{});
-  t.initialised(ok());
-  t.s.on(ss::plan_log_created{ok()});
-  const ss::action first = t.log_read();
-  t.claimed_elsewhere({{c, "i-9", our_plan().output_shape, {}}, {}});
-  BOOST_TEST_REQUIRE(t.appended(first).kind == act::read_plan_log);
+  BOOST_TEST_REQUIRE(t.claim_behind(ours, {{c, "i-9", our_plan().output_shape, {}}, {}}).kind ==
+                     act::read_plan_log);
   BOOST_TEST(t.log_read().kind == act::close);
   BOOST_TEST((t.s.outcome().status == run_status::unavailable));
   BOOST_TEST(t.s.outcome().message.find("this plan's claim lost 1 times in a row") != std::string::npos);
