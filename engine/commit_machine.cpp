@@ -116,7 +116,10 @@ next_action machine::start(state s, action a) {
   return {a, {}, {}};
 }
 
-next_action machine::start_abort() { return start(state::aborting, action::abort); }
+next_action machine::start_abort(const session::failure& cause) {
+  aborting_for_ = cause;
+  return start(state::aborting, action::abort);
+}
 
 next_action machine::stop(action kind, std::string reason) {
   state_ = state::stopped;
@@ -169,7 +172,7 @@ next_action machine::on(const begun& e) {
     case session::condition::retriable:
       return retry(state::beginning, action::begin, policy_.max_retries, "begin_transaction", e.result);
     case session::condition::abortable:
-      return start_abort();
+      return start_abort(e.result);
     default:
       return stop_for("begin_transaction", e.result);
   }
@@ -184,7 +187,7 @@ next_action machine::on(const delivery_failed& e) {
   const auto c = e.error.what;
   if (c == session::condition::fatal || c == session::condition::fenced) return stop_for("delivery", e.error);
   // A lost record dooms the open transaction: its commit would fail anyway.
-  if (transaction_open_before_commit()) return start_abort();
+  if (transaction_open_before_commit()) return start_abort(e.error);
   // During a commit, its result decides (it reports the failure itself);
   // during or after an abort, failures are the purged records. Nothing new.
   return {action::wait, {}, {}};
@@ -196,11 +199,11 @@ next_action machine::on(const offsets_sent& e) {
   switch (e.result.what) {
     case session::condition::retriable:
       // The commit has not started, so giving up here can still abort.
-      if (attempts_ >= policy_.max_retries) return start_abort();
+      if (attempts_ >= policy_.max_retries) return start_abort(e.result);
       return retry(state::sending_offsets, action::send_offsets, policy_.max_retries, "send_offsets",
                    e.result);
     case session::condition::abortable:
-      return start_abort();
+      return start_abort(e.result);
     default:
       return stop_for("send_offsets_to_transaction", e.result);
   }
@@ -210,6 +213,7 @@ next_action machine::on(const commit_result& e) {
   if (state_ != state::committing) return unexpected("commit_result");
   if (!e.result.failed()) {
     ++committed_;
+    streak_ = {};
     return finish_or(action::consume, state::idle);
   }
   switch (e.result.what) {
@@ -218,7 +222,7 @@ next_action machine::on(const commit_result& e) {
       return retry(state::committing, action::commit, policy_.max_commit_attempts, "commit_transaction",
                    e.result);
     case session::condition::abortable:
-      return start_abort();
+      return start_abort(e.result);
     default:
       return stop_for("commit_transaction", e.result);
   }
@@ -228,6 +232,8 @@ next_action machine::on(const abort_result& e) {
   if (state_ != state::aborting) return unexpected("abort_result");
   if (!e.result.failed()) {
     ++aborted_;
+    ++streak_.count;
+    streak_.cause = aborting_for_;
     // Stopping: no need to rewind, the next run starts from the committed offsets.
     return finish_or(action::rewind_to_committed, state::rewinding);
   }
@@ -240,7 +246,15 @@ next_action machine::on(const abort_result& e) {
 next_action machine::on(const rewound& e) {
   if (state_ != state::rewinding) return unexpected("rewound");
   if (e.result.failed()) return stop(action::fatal, explain("rewind to the committed offsets", e.result));
-  return finish_or(action::consume, state::idle);
+  if (cancel_ || streak_.count < 2) return finish_or(action::consume, state::idle);
+  // The same transaction aborted again: pause before taking it up again,
+  // twice as long each time (initial_backoff from the second abort).
+  state_ = state::retry_wait;
+  retry_state_ = state::idle;
+  retry_action_ = action::consume;
+  auto delay = policy_.initial_backoff;
+  for (int i = 2; i < streak_.count && delay < policy_.max_backoff; ++i) delay *= 2;
+  return {action::retry_after, std::min(delay, policy_.max_backoff), {}};
 }
 
 next_action machine::on(const commit_pending&) {
@@ -264,7 +278,9 @@ next_action machine::on(const retry_elapsed&) {
 
 next_action machine::on(const cancel_requested& e) {
   if (!cancel_ || e.kind == stop_kind::terminal) cancel_ = e.kind;
-  if (state_ == state::idle) return stop(action::done, {});
+  // Idle, or pausing after aborts before consuming again: nothing is open.
+  if (state_ == state::idle || (state_ == state::retry_wait && retry_state_ == state::idle))
+    return stop(action::done, {});
   if (state_ == state::beginning || (state_ == state::retry_wait && retry_state_ == state::beginning)) {
     // begin_transaction failed or has not returned: nothing is open yet.
     if (*cancel_ == stop_kind::terminal || state_ == state::retry_wait) return stop(action::done, {});

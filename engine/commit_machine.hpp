@@ -18,7 +18,11 @@
 //    followed by an abort chosen by us. (If librdkafka itself then answers
 //    "abortable", it has established the outcome, and we abort.)
 //  - An abortable error → abort → rewind every owned partition to its
-//    committed offset → consume again.
+//    committed offset → consume again; from the second abort in a row (no
+//    commit between) after a pause that doubles each time (retry_after
+//    before consume), so that a failure that comes back every time is not
+//    a tight loop. How long such a streak may last is the session's call
+//    (abort_streak()).
 //  - Fatal or fenced → stop with that outcome; unclassified errors are fatal
 //    (as in librdkafka's examples/transactions.c).
 //  - A graceful cancel commits the open transaction at once (while
@@ -123,6 +127,12 @@ struct policy {
   std::chrono::milliseconds max_backoff{5000};
 };
 
+// The transactions aborted since the last commit, and why the last one was.
+struct abort_streak {
+  int count = 0;
+  session::failure cause{};  // none: a stop or a deadline aborted it
+};
+
 class machine {
  public:
   enum class state {
@@ -147,6 +157,13 @@ class machine {
   bool commit_started() const noexcept;
   std::uint64_t transactions_committed() const noexcept { return committed_; }
   std::uint64_t transactions_aborted() const noexcept { return aborted_; }
+  const abort_streak& aborts_in_a_row() const noexcept { return streak_; }
+  // The last abort found what failed (a record the sink refuses, named for
+  // the next attempt to go past): progress, not a repeat, so it does not
+  // count in the streak.
+  void abort_found_its_cause() noexcept {
+    if (streak_.count > 0) --streak_.count;
+  }
 
  private:
   next_action on(const batch_ready&);
@@ -164,7 +181,7 @@ class machine {
   next_action on(const abort_pending&);
 
   next_action start(state s, action a);
-  next_action start_abort();
+  next_action start_abort(const session::failure& cause = {});
   next_action retry(state target, action a, int limit, std::string_view what, const session::failure& e);
   next_action stop(action kind, std::string reason);
   next_action stop_for(std::string_view what, const session::failure& e);
@@ -182,6 +199,8 @@ class machine {
   next_action final_;
   std::uint64_t committed_ = 0;
   std::uint64_t aborted_ = 0;
+  abort_streak streak_;
+  session::failure aborting_for_;  // the cause of the abort under way
 };
 
 std::string_view to_string(machine::state s) noexcept;

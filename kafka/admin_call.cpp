@@ -41,9 +41,9 @@ struct config_resource_deleter {
 using config_resource_ptr = std::unique_ptr<rd_kafka_ConfigResource_t, config_resource_deleter>;
 }  // namespace
 
-kafka_result<std::map<std::string, std::string>> describe_topic_setting(
-    rd_kafka_t* rk, const std::vector<std::string>& topics, const std::string& key,
-    std::chrono::milliseconds timeout) {
+kafka_result<topic_settings> describe_topic_settings(rd_kafka_t* rk, const std::vector<std::string>& topics,
+                                                     const std::vector<std::string>& keys,
+                                                     std::chrono::milliseconds timeout) {
   std::vector<config_resource_ptr> owned;
   std::vector<rd_kafka_ConfigResource_t*> resources;
   for (const std::string& t : topics) {
@@ -59,7 +59,7 @@ kafka_result<std::map<std::string, std::string>> describe_topic_setting(
   if (!result) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
   std::size_t n = 0;
   const rd_kafka_ConfigResource_t** answered = rd_kafka_DescribeConfigs_result_resources(result, &n);
-  std::map<std::string, std::string> values;
+  topic_settings values;
   for (std::size_t i = 0; i < n; ++i) {
     if (rd_kafka_resp_err_t e = rd_kafka_ConfigResource_error(answered[i]); e != RD_KAFKA_RESP_ERR_NO_ERROR) {
       error_report r = report_of(e);
@@ -69,10 +69,12 @@ kafka_result<std::map<std::string, std::string>> describe_topic_setting(
     }
     std::size_t m = 0;
     const rd_kafka_ConfigEntry_t** entries = rd_kafka_ConfigResource_configs(answered[i], &m);
-    for (std::size_t j = 0; j < m; ++j)
-      if (const char* value = rd_kafka_ConfigEntry_value(entries[j]);
-          value && key == rd_kafka_ConfigEntry_name(entries[j]))
-        values[rd_kafka_ConfigResource_name(answered[i])] = value;
+    std::map<std::string, std::string>& of_topic = values[rd_kafka_ConfigResource_name(answered[i])];
+    for (std::size_t j = 0; j < m; ++j) {
+      const char* value = rd_kafka_ConfigEntry_value(entries[j]);
+      const char* name = rd_kafka_ConfigEntry_name(entries[j]);
+      if (value && name && std::find(keys.begin(), keys.end(), name) != keys.end()) of_topic[name] = value;
+    }
   }
   return values;
 }

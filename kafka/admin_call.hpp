@@ -41,12 +41,13 @@ admin_options_ptr options_for(rd_kafka_t* rk, rd_kafka_admin_op_t op, std::chron
 // first; this is the backstop).
 kafka_result<event_ptr> wait_result(rd_kafka_queue_t* q, std::chrono::milliseconds timeout);
 
-// The value of the topic configuration `key` (DescribeConfigs) for each of
-// `topics`, by topic name. A topic the brokers answer with an error (not
-// authorised to DescribeConfigs, unknown) fails the whole request with it.
-kafka_result<std::map<std::string, std::string>> describe_topic_setting(
-    rd_kafka_t* rk, const std::vector<std::string>& topics, const std::string& key,
-    std::chrono::milliseconds timeout);
+// The values of the topic configurations `keys` (DescribeConfigs) for each
+// of `topics`: by topic name, then by key (a key the brokers do not know is
+// absent). A topic the brokers answer with an error (not authorised to
+// DescribeConfigs, unknown) fails the whole request with it.
+kafka_result<topic_settings> describe_topic_settings(rd_kafka_t* rk, const std::vector<std::string>& topics,
+                                                     const std::vector<std::string>& keys,
+                                                     std::chrono::milliseconds timeout);
 
 // The partition count of `topic` (error UNKNOWN_TOPIC_OR_PART if none).
 kafka_result<std::int32_t> topic_partition_count(rd_kafka_t* rk, const std::string& topic,

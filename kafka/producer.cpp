@@ -265,12 +265,12 @@ boost::asio::awaitable<kafka_result<std::set<std::string>>> producer::async_topi
   co_return co_await std::move(op);
 }
 
-boost::asio::awaitable<kafka_result<std::map<std::string, std::string>>> producer::async_topic_setting(
-    std::vector<std::string> topics, std::string key, std::chrono::milliseconds timeout) {
+boost::asio::awaitable<kafka_result<topic_settings>> producer::async_topic_settings(
+    std::vector<std::string> topics, std::vector<std::string> keys, std::chrono::milliseconds timeout) {
   rd_kafka_t* rk = rk_.get();
-  auto op = detail::run_blocking<kafka_result<std::map<std::string, std::string>>>(
-      txn_pool_.get_executor(), [rk, topics = std::move(topics), key = std::move(key), timeout] {
-        return describe_topic_setting(rk, topics, key, timeout);
+  auto op = detail::run_blocking<kafka_result<topic_settings>>(
+      txn_pool_.get_executor(), [rk, topics = std::move(topics), keys = std::move(keys), timeout] {
+        return describe_topic_settings(rk, topics, keys, timeout);
       });
   co_return co_await std::move(op);
 }

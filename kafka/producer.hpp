@@ -184,13 +184,13 @@ class producer {
   boost::asio::awaitable<kafka_result<std::set<std::string>>> async_topic_names(
       std::chrono::milliseconds timeout);
 
-  // The topic configuration `key` of each of `topics` (DescribeConfigs), by
-  // topic name; asks at most `timeout`.
+  // The topic configurations `keys` of each of `topics` (DescribeConfigs),
+  // by topic name, then key; asks at most `timeout`.
   // Completion: co_return kafka_result (failure: no answer in time, or a
   //   refusal, such as a principal without DescribeConfigs on a topic).
   //   Pool → awaiting coroutine's executor.
-  boost::asio::awaitable<kafka_result<std::map<std::string, std::string>>> async_topic_setting(
-      std::vector<std::string> topics, std::string key, std::chrono::milliseconds timeout);
+  boost::asio::awaitable<kafka_result<topic_settings>> async_topic_settings(
+      std::vector<std::string> topics, std::vector<std::string> keys, std::chrono::milliseconds timeout);
 
   // The code of the producer's fatal error, or NO_ERROR if it has none.
   // The plan log (plan_log.hpp), on the transactional pool: start-up only,

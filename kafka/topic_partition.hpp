@@ -10,6 +10,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,10 @@ struct watermarks {
   std::int64_t low = 0;   // log start offset (first retained record)
   std::int64_t high = 0;  // end offset (next offset to be written)
 };
+
+// Topic configurations as the brokers describe them: by topic name, then by
+// configuration key.
+using topic_settings = std::map<std::string, std::map<std::string, std::string>>;
 
 partition_list_ptr to_list(const std::vector<topic_partition>& partitions);
 // Gives `p` a copy of `metadata` as its offset commit's metadata, allocated

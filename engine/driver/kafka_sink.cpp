@@ -6,6 +6,7 @@
 #include "engine/client_failure.hpp"
 
 #include <array>
+#include <chrono>
 #include <span>
 #include <utility>
 
@@ -36,14 +37,19 @@ void kafka_sink::emit(const record_view& in, std::string_view value) {
   }
   out.timestamp_ms = in.timestamp.value_or(0);
   out.opaque = tracker_->producing(in, value.size());
-  if (compacted_ && !in.key) {
-    session::failure keyless;
-    keyless.what = session::condition::abortable;
-    keyless.never_accepted = true;
-    keyless.keyless_for_compacted = true;
-    keyless.message = "a record without a key, for compacted topic '" + topic_ + "'";
-    tracker_->refused_at_once(std::move(keyless));
-    return;
+  if (rules_.any()) {
+    const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+    if (std::optional<std::string> rule = rules_.refusal(in.key.has_value(), in.timestamp, now_ms)) {
+      session::failure refused;
+      refused.what = session::condition::abortable;
+      refused.never_accepted = true;
+      refused.message = "refused before producing, for sink topic '" + topic_ + "'";
+      refused.broken_rule = std::move(*rule);
+      tracker_->refused_at_once(std::move(refused));
+      return;
+    }
   }
   if (kafka::error_report e = producer_->produce(topic_, out); e.failed())
     tracker_->refused_at_once(failure_of(e));

@@ -13,6 +13,7 @@
 #include "engine/process_batch.hpp"
 #include "engine/record.hpp"
 #include "engine/session/sink_tracker.hpp"
+#include "engine/sink_rules.hpp"
 #include "kafka/producer.hpp"
 
 #include <optional>
@@ -37,10 +38,11 @@ class kafka_sink {
   // the record and know why it is there.
   void dead_letter(const record_view& in, const invalid_record& why);
 
-  // The sink topic is compacted: a record without a key is refused before
-  // it is produced, as the broker would refuse it with its whole batch and
-  // leave no way to tell which record it meant.
-  void compacted(bool c) noexcept { compacted_ = c; }
+  // What the sink topic refuses (a record without a key when compacted, a
+  // timestamp outside its bounds): such a record is refused before it is
+  // produced, as the broker would refuse it with its whole batch and leave
+  // no way to tell which record it meant.
+  void rules(sink_rules r) { rules_ = std::move(r); }
 
  private:
   kafka::producer* producer_;
@@ -49,7 +51,7 @@ class kafka_sink {
   std::string dead_letter_topic_;
   std::string plan_digest_;
   std::optional<lineage_stamp> stamp_;  // with --lineage-header
-  bool compacted_ = false;
+  sink_rules rules_;
 };
 
 }  // namespace streamt::engine::driver

@@ -133,7 +133,7 @@ class runtime {
   // the producer's (with its statistics interval, and the batch cap).
   kafka::settings settings_;
   kafka::settings producer_settings_;
-  bool compacted_sink_ = false;  // the sink topic's cleanup.policy holds compact (cap_batches)
+  sink_rules sink_rules_;  // what the sink topic refuses, read by cap_batches
   // The offset metadata of every commit: which plan, which instance
   // (engine/lineage.hpp).
   std::string lineage_;

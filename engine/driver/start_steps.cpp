@@ -116,7 +116,7 @@ std::string runtime::make_producer(const kafka::settings& producer_settings) {
   producer_ = std::move(*producer);
   sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink(), plan_.identity.dead_letter_topic,
                 plan::digest(plan_), options_.lineage_header);
-  sink_->compacted(compacted_sink_);
+  sink_->rules(sink_rules_);
   return {};
 }
 
@@ -148,40 +148,36 @@ asio::awaitable<ss::topics_listed> runtime::list_topics(std::chrono::millisecond
 // the producer as it is; before init_transactions a new producer costs
 // nothing at the brokers.
 asio::awaitable<ss::batches_capped> runtime::cap_batches() {
-  // A compacted sink takes no record without a key, and the broker refuses
-  // the whole batch such a record is in: it is refused before it is
-  // produced instead (kafka_sink::compacted), so the record is named.
-  auto policy_op =
-      producer_->async_topic_setting({plan_.identity.sink_topic}, "cleanup.policy", std::chrono::seconds(5));
-  kafka::kafka_result<std::map<std::string, std::string>> policy = co_await std::move(policy_op);
-  if (!policy) {
-    STREAMT_LOG(log_, warning) << "could not read cleanup.policy of sink topic '" << plan_.identity.sink_topic
-                               << "' (" << policy.error().message
-                               << "); if it is compacted, a record without a key fails its whole batch "
-                                  "(grant DescribeConfigs on the topic)";
-  } else if (auto it = policy->find(plan_.identity.sink_topic);
-             it != policy->end() && it->second.find("compact") != std::string::npos) {
-    compacted_sink_ = true;
-    sink_->compacted(true);
-    STREAMT_LOG(log_, info) << "sink topic '" << plan_.identity.sink_topic
-                            << "' is compacted (cleanup.policy=" << it->second
-                            << "): a record without a key is an invalid record, at its own offset";
-  }
+  // What the sink refuses of a record (a compacted sink a record without a
+  // key, a CreateTime sink a timestamp outside its bounds), the broker
+  // refuses with the record's whole batch: such a record is refused before
+  // it is produced instead (engine/sink_rules.hpp), so the record is named.
   std::vector<std::string> topics{plan_.identity.sink_topic};
   if (plan_.identity.on_invalid == plan::on_invalid::dead_letter)
     topics.push_back(plan_.identity.dead_letter_topic);
-  auto op = producer_->async_topic_setting(topics, "max.message.bytes", std::chrono::seconds(5));
-  kafka::kafka_result<std::map<std::string, std::string>> limits = co_await std::move(op);
-  if (!limits) {
+  std::vector<std::string> keys = sink_rules::keys();
+  keys.push_back("max.message.bytes");
+  auto op = producer_->async_topic_settings(topics, keys, std::chrono::seconds(5));
+  kafka::kafka_result<kafka::topic_settings> settings = co_await std::move(op);
+  if (!settings) {
     STREAMT_LOG(log_, warning)
-        << "could not read max.message.bytes of the topics written (" << limits.error().message
-        << "); batches are not capped to it, so a batch a topic refuses as too large may "
-           "blame a record that fits alone (grant DescribeConfigs on the topics)";
+        << "could not read the configuration of the topics written (" << settings.error().message
+        << "); a record a topic refuses (too large, without a key for a compacted topic, a timestamp "
+           "out of its bounds) may be blamed on a valid neighbour in its batch (grant DescribeConfigs on "
+           "the topics)";
     co_return ss::batches_capped{};
   }
+  sink_rules_ = sink_rules::of(plan_.identity.sink_topic, (*settings)[plan_.identity.sink_topic]);
+  sink_->rules(sink_rules_);
+  if (sink_rules_.any())
+    STREAMT_LOG(log_, info) << "sink topic '" << plan_.identity.sink_topic << "': " << sink_rules_.describe()
+                            << "; such a record is an invalid record, at its own offset";
   std::optional<std::int64_t> cap;
   std::string capped_by;
-  for (const auto& [topic, value] : *limits) {
+  for (const auto& [topic, of_topic] : *settings) {
+    auto limit = of_topic.find("max.message.bytes");
+    if (limit == of_topic.end()) continue;
+    const std::string& value = limit->second;
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec != std::errc{} || end != value.data() + value.size() || v < 1) continue;

@@ -34,12 +34,15 @@ struct failure {
   bool timed_out = false;                    // the client's own bound ran out: an answer may still come
   bool transient = false;                    // "not now": a leader, a coordinator or a broker moving
   bool unknown_topic_or_partition = false;   // a broker says the topic or partition does not exist
+  bool unknown_topic = false;                // that, or the client's metadata knows no such topic
   bool never_accepted = false;               // the sink will never take this record, however often sent
   bool partition_eof = false;                // the consumer reached a partition's end: news, not a failure
   bool offset_out_of_range = false;          // the position is outside the log, and no reset applies
   bool instance_fenced = false;              // another member took over our group.instance.id
   bool transaction_timeout_refused = false;  // the brokers refuse the client's transaction.timeout.ms
-  bool keyless_for_compacted = false;        // a record without a key, for a compacted topic
+  // A refusal the engine made itself before producing (engine/sink_rules.hpp):
+  // the sink's rule the record breaks and what to do, as its diagnostic says it.
+  std::string broken_rule{};
   refused_resource refused = refused_resource::none;
 
   bool failed() const noexcept { return what != condition::none; }

@@ -271,15 +271,46 @@ action run_session::handle(const abort_returned& e) {
   if (std::optional<action> s = stalled("abort_transaction", e.result, e.now)) return *s;
   if (std::optional<action> again = call_again(e.result, e.called, e.now, commit::abort_pending{}))
     return *again;
-  call_began_.reset();
+  const clock::time_point began = *std::exchange(call_began_, std::nullopt);
   std::string warning;
+  bool found_cause = false;
   if (!e.result.failed()) {
-    sink_.aborted();
+    found_cause = sink_.aborted();
     last_transaction_ = std::exchange(txn_counts_, {});
+    if (machine_.aborts_in_a_row().count == 0) abort_streak_began_ = began;
   } else {
     warning = "abort_transaction failed: " + e.result.message;
   }
-  return follow(machine_.step(commit::abort_result{e.result}), std::move(warning));
+  action next = follow(machine_.step(commit::abort_result{e.result}), std::move(warning));
+  if (found_cause) machine_.abort_found_its_cause();
+  if (next.kind != act::rewind) return next;
+  if (std::optional<ending> over = abort_streak_over(e.now)) {
+    forget_transaction();
+    if (!machine_.aborts_in_a_row().cause.unknown_topic)
+      return close(std::move(over), std::move(next.warning));
+    stall_ = std::move(over);  // which topic is gone? (handle(topics_listed))
+    return ask_for_topics(std::move(next.warning));
+  }
+  return next;
+}
+
+// The same failure aborting transaction after transaction, none committed
+// between: the run ends once the streak is past its bound, naming the
+// cause once. The brokers' failures (a topic that is gone, no answer) are
+// waited out like any stall; the others are counted.
+std::optional<ending> run_session::abort_streak_over(clock::time_point now) const {
+  const commit::abort_streak& s = machine_.aborts_in_a_row();
+  if (s.count < 2 || !abort_streak_began_) return std::nullopt;
+  const clock::duration lasted = now - *abort_streak_began_;
+  const std::string streak = std::to_string(s.count) + " transactions aborted in a row over " +
+                             millis(lasted) + ", none committed between; the last for: " + s.cause.message;
+  if (s.cause.unknown_topic || s.cause.transient || s.cause.timed_out) {
+    if (lasted < config_.stall_timeout) return std::nullopt;
+    return ending{
+        run_status::unavailable, streak + "; the brokers did not recover within --stall-timeout-ms", {}};
+  }
+  if (s.count <= config_.max_aborts_in_a_row) return std::nullopt;
+  return ending{run_status::failed, streak, {}};
 }
 
 action run_session::handle(const rewound& e) {
@@ -388,10 +419,8 @@ action run_session::follow(commit::next_action a, std::string warning) {
         d.phase = phase::record;
         d.code = "output_refused_by_sink";
         d.message =
-            u.keyless
-                ? "it has no key, and sink topic '" + config_.sink_topic +
-                      "' is compacted (cleanup.policy), which takes no record without one; give the "
-                      "source's records keys, or write to a topic that is not compacted"
+            !u.rule.empty()
+                ? u.rule
                 : "its output of " + std::to_string(u.size) + " bytes can never be written to sink topic '" +
                       config_.sink_topic + "' (" + u.reason +
                       "); raise the topic's max.message.bytes (and the client's message.max.bytes), or "

@@ -86,6 +86,8 @@ struct config {
   // offsets a hanging transaction held unstable (tools/faults broker_pause)
   // waited in silence for as long as it ran.
   std::chrono::milliseconds stall_timeout = defaults::stall_timeout;
+  // How long the topic list a stall asks for may take (stalled()).
+  std::chrono::milliseconds stall_check{5000};
   // run_options::stop_timeout, for the line that says it passed (the timer
   // is async_run's; the session hears of it as stop_facts::deadline).
   std::chrono::milliseconds stop_timeout = defaults::stop_timeout;
@@ -99,6 +101,12 @@ struct config {
   // How often the transaction before an invalid record may be aborted and
   // redone before the run fails.
   int max_redos = 5;
+  // How many transactions may abort in a row (none committed between, each
+  // after a longer pause: commit::machine) for a cause that is a record's or
+  // the client's before the run fails (exit 75). A cause that is the
+  // brokers' (a sink topic that is gone, brokers not answering) is a stall
+  // instead, bounded by stall_timeout (exit 69).
+  int max_aborts_in_a_row = 10;
   // The plan's on_invalid dead-letter: an invalid (or unproducible) record
   // goes to this topic in the open transaction instead of stopping the run.
   // Empty: the run stops at it.
@@ -292,6 +300,8 @@ class run_session {
   template <class E>
   requires requires(start_up& s, const E& e) { s.on(e); }
   action handle(const E& e) { return from_start(start_.on(e)); }
+  action handle(const topics_listed& e);
+  action ask_for_topics(std::string warning);
   action from_start(start_step s);
   action stopped_starting();
   action first_assignment_missed();
@@ -332,6 +342,7 @@ class run_session {
   bool due(clock::time_point now) const;
   bool still_under_way(const failure& e, clock::time_point now) const;
   std::optional<action> stalled(std::string_view call, const failure& r, clock::time_point now);
+  std::optional<ending> abort_streak_over(clock::time_point now) const;
   std::uint64_t committed_total() const noexcept {
     return committed_base_ + machine_.transactions_committed();
   }
@@ -394,6 +405,12 @@ class run_session {
   // The brokers stopped answering (stall_timeout): the run ends without
   // LeaveGroup.
   bool stalled_ = false;
+  // The ending of a stalled commit or abort, until the topic list says
+  // whether a topic written is gone.
+  std::optional<ending> stall_;
+  // When the first abort of the current streak (machine::aborts_in_a_row)
+  // was called.
+  std::optional<clock::time_point> abort_streak_began_;
 
   record_counts counts_;
   record_counts txn_counts_;

@@ -195,11 +195,48 @@ std::optional<action> run_session::stalled(std::string_view call, const failure&
   }
   if (stop_.stopping() || now - *outcome_wait_began_ < config_.stall_timeout) return std::nullopt;
   stalled_ = true;
-  return close(ending{
-      run_status::failed,
-      std::string(call) + " has had no outcome for " + whole_seconds(now - *outcome_wait_began_) +
-          " (the stall timeout, --stall-timeout-ms): " + r.message + std::string(restart_gets_new_clients),
-      {}});
+  stall_ = ending{run_status::failed,
+                  std::string(call) + " has had no outcome for " + whole_seconds(now - *outcome_wait_began_) +
+                      " (the stall timeout, --stall-timeout-ms): " + r.message +
+                      std::string(restart_gets_new_clients),
+                  {}};
+  // A commit that waits on records for a topic deleted under it never
+  // hears why (librdkafka retries them until they time out): the topics
+  // that exist tell, and a topic that is gone is no restart's to mend.
+  return ask_for_topics({});
+}
+
+// The run ends with stall_, once the topic list says whether a topic
+// written is gone.
+action run_session::ask_for_topics(std::string warning) {
+  action a;
+  a.kind = act::list_topics;
+  a.slice = config_.stall_check;
+  a.warning = std::move(warning);
+  return emit(std::move(a));
+}
+
+// The answer to a stalled run's question: do the topics written still
+// exist? (Before the run started, the start-up's own.)
+action run_session::handle(const topics_listed& e) {
+  if (running_ && stall_) {
+    ending end = std::move(*stall_);
+    stall_.reset();
+    std::vector<std::string> gone;
+    if (e.names) {
+      if (!e.names->contains(config_.sink_topic)) gone.push_back(config_.sink_topic);
+      if (!config_.dead_letter_topic.empty() && !e.names->contains(config_.dead_letter_topic))
+        gone.push_back(config_.dead_letter_topic);
+    }
+    if (!gone.empty()) {
+      end.status = run_status::unavailable;
+      end.message = "topic '" + gone.front() + "', written by this run, does not exist any more (" +
+                    end.message.substr(0, end.message.find(restart_gets_new_clients)) +
+                    "); create it, then start the engine again";
+    }
+    return close(std::move(end));
+  }
+  return from_start(start_.on(e));
 }
 
 run_failed run_session::unanswered(std::string message, bool stop_requested) const {

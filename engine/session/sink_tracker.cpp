@@ -48,11 +48,11 @@ void sink_tracker::delivery_failed(std::uint64_t opaque, const failure& e) {
   if (index < sources_.size()) note_unproducible(sources_[index], e);
 }
 
-void sink_tracker::aborted() {
+bool sink_tracker::aborted() {
   tail_.aborted();
   dead_letter_tail_.aborted();
   trailing_.reset();  // the abort just written ends that record too
-  if (!suspect_) return;
+  if (!suspect_) return false;
   // Blamed again (its dead-letter write was refused too): the newer blame
   // says more, so it replaces the older.
   const auto same = std::find_if(known_.begin(), known_.end(), [&](const unproducible_record& k) {
@@ -63,6 +63,7 @@ void sink_tracker::aborted() {
   else
     known_.push_back(std::move(*suspect_));
   suspect_.reset();
+  return true;
 }
 
 void sink_tracker::committed() {
@@ -98,9 +99,9 @@ std::optional<unproducible_at> sink_tracker::unproducible_in(std::span<const rec
 void sink_tracker::note_unproducible(unproducible_record r, const failure& why) {
   // A refusal known before producing names its record for certain: it
   // stands against a size guess.
-  if (suspect_ && (suspect_->keyless || (!why.keyless_for_compacted && suspect_->size >= r.size))) return;
+  if (suspect_ && (!suspect_->rule.empty() || (why.broken_rule.empty() && suspect_->size >= r.size))) return;
   r.reason = why.message;
-  r.keyless = why.keyless_for_compacted;
+  r.rule = why.broken_rule;
   suspect_ = std::move(r);
 }
 

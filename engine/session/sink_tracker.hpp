@@ -46,7 +46,7 @@ struct unproducible_record {
   std::size_t size = 0;  // of the output value
   std::string reason;
   bool dead_letter = false;  // the write was the record itself, to the dead-letter topic
-  bool keyless = false;      // refused for having no key, by a compacted topic
+  std::string rule{};        // the sink's rule it breaks, known before producing (failure::broken_rule)
 };
 
 // A known unproducible record found in a batch: where, and which.
@@ -73,8 +73,10 @@ class sink_tracker {
   void delivered(std::uint64_t opaque, std::int32_t sink_partition, std::int64_t sink_offset);
   void delivery_failed(std::uint64_t opaque, const failure& e);
 
-  // The open transaction ended.
-  void aborted();
+  // The open transaction ended. aborted() says whether the abort named a
+  // record the sink refuses (known_unproducible grew, or a record's blame
+  // changed): the next attempt goes past it.
+  bool aborted();
   void committed();
 
   // Whether a commit must first wait for every delivery report (flush): a

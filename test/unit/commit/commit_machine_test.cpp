@@ -395,3 +395,53 @@ BOOST_AUTO_TEST_CASE(an_event_out_of_order_is_a_fatal_internal_error_naming_even
   BOOST_TEST(a.reason.find("commit_result") != std::string::npos);
   BOOST_TEST(a.reason.find("idle") != std::string::npos);
 }
+
+// Aborts the open transaction of `m` for `why` and rewinds: what the
+// machine asks for next.
+c::next_action aborted_again(c::machine& m, const failure& why) {
+  BOOST_TEST_REQUIRE(m.step(c::batch_ready{}).kind == action::begin);
+  BOOST_TEST_REQUIRE(m.step(c::begun{ok()}).kind == action::produce);
+  BOOST_TEST_REQUIRE(m.step(c::delivery_failed{why}).kind == action::abort);
+  BOOST_TEST_REQUIRE(m.step(c::abort_result{ok()}).kind == action::rewind_to_committed);
+  return m.step(c::rewound{ok()});
+}
+
+BOOST_AUTO_TEST_CASE(the_same_transaction_aborted_again_pauses_twice_as_long_each_time_before_consuming) {
+  c::machine m;
+  BOOST_TEST(aborted_again(m, abortable()).kind == action::consume);  // the first: at once
+  std::chrono::milliseconds expected = 100ms;
+  for (int n = 2; n <= 9; ++n) {
+    const c::next_action a = aborted_again(m, abortable());
+    BOOST_TEST_REQUIRE(a.kind == action::retry_after);
+    BOOST_TEST(a.delay.count() == expected.count());
+    BOOST_TEST(m.step(c::retry_elapsed{}).kind == action::consume);
+    expected = std::min<std::chrono::milliseconds>(expected * 2, 5000ms);
+  }
+  BOOST_TEST(m.aborts_in_a_row().count == 9);
+  BOOST_TEST(m.aborts_in_a_row().cause.message == "message timed out");
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_ends_the_abort_streak_and_its_pause) {
+  c::machine m;
+  aborted_again(m, abortable());
+  BOOST_TEST_REQUIRE(aborted_again(m, abortable()).kind == action::retry_after);
+  BOOST_TEST_REQUIRE(m.step(c::retry_elapsed{}).kind == action::consume);
+  walk_to_commit(m);
+  BOOST_TEST(m.step(c::commit_result{ok()}).kind == action::consume);
+  BOOST_TEST(m.aborts_in_a_row().count == 0);
+  BOOST_TEST(aborted_again(m, abortable()).kind == action::consume);
+}
+
+BOOST_AUTO_TEST_CASE(an_abort_that_found_its_cause_is_progress_and_adds_no_pause) {
+  c::machine m;
+  aborted_again(m, abortable());
+  m.abort_found_its_cause();
+  BOOST_TEST(aborted_again(m, abortable()).kind == action::consume);
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_during_the_pause_after_aborts_stops_at_once_with_nothing_open) {
+  c::machine m;
+  aborted_again(m, abortable());
+  BOOST_TEST_REQUIRE(aborted_again(m, abortable()).kind == action::retry_after);
+  BOOST_TEST(m.step(c::cancel_requested{c::stop_kind::graceful}).kind == action::done);
+}

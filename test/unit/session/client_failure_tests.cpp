@@ -80,6 +80,8 @@ BOOST_AUTO_TEST_CASE(a_consumers_news_is_told_apart_from_its_failures) {
   BOOST_TEST(of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART).unknown_topic_or_partition);
   BOOST_TEST(!of(RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC)
                   .unknown_topic_or_partition);  // the client's guess, not a broker's
+  BOOST_TEST(of(RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC).unknown_topic);
+  BOOST_TEST(of(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART).unknown_topic);
 }
 
 BOOST_AUTO_TEST_CASE(only_invalid_transaction_timeout_is_a_refused_transaction_timeout) {

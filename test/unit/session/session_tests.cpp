@@ -10,6 +10,7 @@
 #include "steps.hpp"
 
 #include <chrono>
+#include <set>
 
 // engine/session/session.hpp, step by step: the events a run produces, and the
 // action the session answers to each. The first suite walks the ordinary run
@@ -566,7 +567,6 @@ BOOST_AUTO_TEST_CASE(a_sink_the_acls_refuse_ends_the_run_unavailable_after_one_a
              act::abort);
   const ss::action end = r.abort_returns(ok());
   BOOST_TEST(end.kind == act::close);
-  BOOST_TEST((r.s.outcome().status == run_status::unavailable));
   BOOST_TEST(r.s.outcome().message.find("Write and Describe on topic 'big-orders'") != std::string::npos,
              r.s.outcome().message);
   BOOST_TEST(r.s.ledger().pending().empty());
@@ -581,7 +581,6 @@ BOOST_AUTO_TEST_CASE(a_transactional_id_the_acls_refuse_is_unavailable_not_a_fat
       client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
              "not allowed"));
   BOOST_TEST(end.kind == act::close);
-  BOOST_TEST((r.s.outcome().status == run_status::unavailable));
   BOOST_TEST(r.s.outcome().message.find("prefix 'orders-app-'") != std::string::npos, r.s.outcome().message);
 }
 
@@ -751,11 +750,12 @@ BOOST_AUTO_TEST_CASE(too_large_an_unproducible_record_stops_the_run_after_the_re
   BOOST_TEST(r.s.counters().transactions_aborted == 2u);
 }
 
-// A compacted sink and a record without a key (the driver refuses it before
-// producing, kafka_sink::compacted): that record, not a neighbour, is the
-// one the run stops at, after the records before it commit.
+// A record the sink's rules refuse (the driver refuses it before producing,
+// engine/sink_rules.hpp: here a compacted sink and a record without a key):
+// that record, not a neighbour, is the one the run stops at, after the
+// records before it commit, with the rule as its reason.
 BOOST_AUTO_TEST_CASE(
-    a_keyless_record_for_a_compacted_sink_is_named_at_its_own_offset_after_the_ones_before_commit) {
+    a_record_the_sinks_rules_refuse_is_named_at_its_own_offset_after_the_ones_before_commit) {
   run r;
   r.owning({0});
   BOOST_TEST_REQUIRE(r.arrive({{0, 0}, {0, 1}, {0, 2}}).kind == act::begin);
@@ -764,8 +764,8 @@ BOOST_AUTO_TEST_CASE(
   ss::failure keyless;
   keyless.what = ss::condition::abortable;
   keyless.never_accepted = true;
-  keyless.keyless_for_compacted = true;
-  keyless.message = "a record without a key, for compacted topic 'big-orders'";
+  keyless.message = "refused before producing, for sink topic 'big-orders'";
+  keyless.broken_rule = "it has no key, and sink topic 'big-orders' is compacted (cleanup.policy)";
   // Record 0 is larger: a size guess would have blamed it.
   r.s.sink().producing(in_hand[0], 5000);
   r.s.sink().producing(in_hand[1], 10);
@@ -982,6 +982,8 @@ BOOST_AUTO_TEST_CASE(too_large_twice_in_a_batch_each_abort_blames_one_and_the_th
   r.to_commit();
   BOOST_TEST(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)).kind == act::abort);
   BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  // Without the first abort forgiven, this second one in a row would be
+  // past the bound of 1 (and pause first).
   BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
   BOOST_TEST(r.s.sink().known_unproducible() == 2u);
   // Attempt 3: both are known, both dead-lettered, and it commits.
@@ -1030,7 +1032,11 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST(r.s.on(ss::retry_elapsed{}).kind == act::commit);
   // ...and still without one; the bound counts from the first call.
   BOOST_TEST(r.commit_returns(slice_ended(), 29000ms).kind == act::commit);
-  const ss::action end = r.commit_returns(slice_ended(), 1000ms);
+  // At the bound, the session asks whether the topics written still exist
+  // (they do: the brokers stalled).
+  BOOST_TEST_REQUIRE(r.commit_returns(slice_ended(), 1000ms).kind == act::list_topics);
+  const ss::action end =
+      r.s.on(ss::topics_listed{std::set<std::string>{"orders", "big-orders"}, ok(), r.now, r.now});
   BOOST_TEST(end.kind == act::close);
   BOOST_TEST(!end.leave_group);  // the coordinator is not answering: LeaveGroup would wait for it
   const ss::ending e = r.s.outcome();
@@ -1039,6 +1045,26 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST(e.message.find("--stall-timeout-ms") != std::string::npos);
   BOOST_TEST(e.message.find("nothing is lost or duplicated") != std::string::npos);
   BOOST_TEST(r.committed(0) == -1);
+}
+
+// A sink deleted under a running engine: librdkafka retries the records
+// for it until they time out, and the commit that waits for them has no
+// outcome. The topic list says why, and a restart would not mend it.
+BOOST_AUTO_TEST_CASE(a_commit_stalled_by_a_deleted_sink_ends_the_run_unavailable_naming_the_topic) {
+  run r(stall_after(10s));
+  r.owning({0});
+  r.open_with({{0, 0}});
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(slice_ended(), 5000ms).kind == act::commit);
+  BOOST_TEST_REQUIRE(r.commit_returns(slice_ended(), 5000ms).kind == act::list_topics);
+  const ss::action end = r.s.on(ss::topics_listed{std::set<std::string>{"orders"}, ok(), r.now, r.now});
+  BOOST_TEST(end.kind == act::close);
+  const ss::ending e = r.s.outcome();
+  BOOST_TEST((e.status == run_status::unavailable));
+  BOOST_TEST(e.message.find("topic 'big-orders', written by this run, does not exist any more") == 0u,
+             e.message);
+  BOOST_TEST(e.message.find("create it, then start the engine again") != std::string::npos, e.message);
+  BOOST_TEST(e.message.find("a restart gets new clients") == std::string::npos, e.message);
 }
 
 BOOST_AUTO_TEST_CASE(each_commit_s_stall_bound_starts_at_its_own_first_call) {
@@ -1062,7 +1088,9 @@ BOOST_AUTO_TEST_CASE(an_abort_without_an_outcome_for_the_stall_timeout_ends_the_
   r.to_commit();
   BOOST_TEST(r.commit_returns(abortable()).kind == act::abort);
   BOOST_TEST(r.abort_returns(slice_ended(), 20000ms).kind == act::abort);
-  const ss::action end = r.abort_returns(slice_ended(), 10000ms);
+  BOOST_TEST_REQUIRE(r.abort_returns(slice_ended(), 10000ms).kind == act::list_topics);
+  // No answer to that either: the stall's own ending.
+  const ss::action end = r.s.on(ss::topics_listed{std::nullopt, timed_out(), r.now, r.now});
   BOOST_TEST(end.kind == act::close);
   BOOST_TEST(!end.leave_group);
   BOOST_TEST(r.s.outcome().message.find("abort_transaction has had no outcome for 30 s") !=
@@ -1104,7 +1132,6 @@ BOOST_AUTO_TEST_CASE(
   const ss::action end = r.s.on(ss::run_failed{run_status::unavailable, *ends});
   BOOST_TEST(end.kind == act::close);
   BOOST_TEST(!end.leave_group);
-  BOOST_TEST((r.s.outcome().status == run_status::unavailable));
 }
 
 BOOST_AUTO_TEST_CASE(an_unanswered_query_is_exit_69_unless_a_stop_cut_the_wait_short_in_a_running_engine) {
@@ -1135,6 +1162,116 @@ BOOST_AUTO_TEST_CASE(a_query_refused_for_good_ends_at_once_and_a_failed_run_stil
   BOOST_TEST_REQUIRE(ends.has_value());
   BOOST_TEST(*ends == "Broker: Unknown topic or partition");
   BOOST_TEST(r.s.on(ss::run_failed{run_status::unavailable, *ends}).leave_group);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The same failure aborting every transaction, none committed between
+// (commit::machine pauses longer each time): the run ends once the streak
+// is past its bound, naming the cause once.
+BOOST_AUTO_TEST_SUITE(abort_streaks)
+
+// One round: `at` arrive, the producer refuses with `why`, the transaction
+// is aborted; what the session asks for after the abort.
+ss::action refused_again(run& r, const ss::failure& why, bool after_pause) {
+  if (after_pause) BOOST_TEST_REQUIRE(r.s.on(ss::retry_elapsed{}).kind == act::poll);
+  BOOST_TEST_REQUIRE(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  const ss::action produce_it = r.s.on(ss::began{ok(), r.now});
+  r.s.sink().refused_at_once(why);
+  BOOST_TEST_REQUIRE(r.produce(produce_it).kind == act::abort);
+  return r.abort_returns(ok());
+}
+
+ss::failure invalid_timestamp() {
+  return client(k::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP),
+                "Broker: Invalid timestamp");
+}
+
+BOOST_AUTO_TEST_CASE(a_refusal_that_comes_back_every_time_pauses_longer_each_time_then_ends_the_run) {
+  ss::config c = config_with();
+  c.max_aborts_in_a_row = 4;
+  run r(c);
+  r.owning({0});
+  std::vector<long> pauses;
+  bool paused = false;
+  for (int round = 1; round <= 4; ++round) {
+    BOOST_TEST_REQUIRE(refused_again(r, invalid_timestamp(), paused).kind == act::rewind);
+    const ss::action next = r.s.on(ss::rewound{ok()});
+    paused = next.kind == act::retry_after;
+    if (paused)
+      pauses.push_back(static_cast<long>(next.delay.count()));
+    else
+      BOOST_TEST_REQUIRE(next.kind == act::poll);
+  }
+  BOOST_TEST(pauses == (std::vector<long>{100, 200, 400}), boost::test_tools::per_element());
+  const ss::action end = refused_again(r, invalid_timestamp(), true);
+  BOOST_TEST_REQUIRE(end.kind == act::close);
+  const ss::ending e = r.s.outcome();
+  BOOST_TEST((e.status == run_status::failed));
+  BOOST_TEST(e.message.find("5 transactions aborted in a row") == 0u, e.message);
+  BOOST_TEST(e.message.find("Broker: Invalid timestamp") != std::string::npos, e.message);
+  BOOST_TEST(r.s.counters().transactions_aborted == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(a_sink_topic_that_is_gone_is_a_stall_bounded_by_the_stall_timeout_then_unavailable) {
+  ss::config c = config_with();
+  c.max_aborts_in_a_row = 2;  // not the bound for a missing topic: time is
+  c.stall_timeout = 10s;
+  run r(c);
+  r.owning({0});
+  const ss::failure gone =
+      client(k::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC), "Local: Unknown topic");
+  bool paused = false;
+  int rounds = 0;
+  const ss::clock::time_point start = r.now;
+  ss::action a;
+  for (;;) {
+    ++rounds;
+    a = refused_again(r, gone, paused);
+    if (a.kind == act::list_topics) break;
+    BOOST_TEST_REQUIRE(a.kind == act::rewind);
+    const ss::action next = r.s.on(ss::rewound{ok()});
+    paused = next.kind == act::retry_after;
+    r.now += paused ? std::chrono::duration_cast<ss::clock::duration>(next.delay) : 0s;
+    r.now += 1s;
+    BOOST_TEST_REQUIRE(rounds < 20);
+  }
+  BOOST_TEST(rounds > c.max_aborts_in_a_row + 1);
+  const bool within_the_bound = r.now - start >= c.stall_timeout && r.now - start < c.stall_timeout + 6s;
+  BOOST_TEST(within_the_bound);
+  // Which topic is gone: the list says.
+  BOOST_TEST(r.s.on(ss::topics_listed{std::set<std::string>{"orders"}, ok(), r.now, r.now}).kind ==
+             act::close);
+  const ss::ending e = r.s.outcome();
+  BOOST_TEST((e.status == run_status::unavailable));
+  BOOST_TEST(e.message.find("topic 'big-orders', written by this run, does not exist any more") == 0u,
+             e.message);
+  BOOST_TEST(e.message.find("transactions aborted in a row") != std::string::npos, e.message);
+}
+
+BOOST_AUTO_TEST_CASE(aborts_that_each_name_a_new_refused_record_are_progress_not_a_streak) {
+  ss::config c = config_with();
+  c.max_aborts_in_a_row = 1;
+  c.dead_letter_topic = "orders-dlq";
+  run r(c);
+  r.owning({0});
+  // Two refused records in turn, each found by its own abort: neither
+  // pauses, and the run goes on.
+  BOOST_TEST_REQUIRE(r.arrive({{0, 0}, {0, 1}}).kind == act::begin);
+  BOOST_TEST_REQUIRE(r.produce(r.s.on(ss::began{ok(), r.now})).kind == act::poll);
+  r.refused_for_good_and_taken_again(0, {{0, 0}, {0, 1}});
+  const ss::action first = r.produce(r.s.on(ss::began{ok(), r.now}));
+  const ss::action rest = dead_letter::dead_letter_it(r, first);  // the transaction's write 0
+  BOOST_TEST_REQUIRE(rest.take == 1u);
+  BOOST_TEST_REQUIRE(r.produce(rest).kind == act::poll);
+  r.s.sink().delivery_failed((std::uint64_t{2} << 32) | 1, too_large());
+  r.to_commit();
+  BOOST_TEST_REQUIRE(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)).kind == act::abort);
+  BOOST_TEST_REQUIRE(r.abort_returns(ok()).kind == act::rewind);
+  // Without the first abort forgiven, this second one in a row would be
+  // past the bound of 1 (and pause first).
+  BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
+  BOOST_TEST(r.s.sink().known_unproducible() == 2u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
