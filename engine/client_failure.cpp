@@ -57,6 +57,7 @@ session::failure failure_of(const kafka::error_report& e) {
   f.unknown_topic_or_partition = kafka::is_unknown_topic_or_partition(code);
   f.unknown_topic = kafka::is_unknown_topic(code);
   f.never_accepted = kafka::is_never_accepted(code);
+  f.too_large = kafka::is_too_large(code);
   f.partition_eof = kafka::is_partition_eof(code);
   f.offset_out_of_range = kafka::is_offset_out_of_range(code);
   f.instance_fenced = kafka::is_instance_fenced(code);

@@ -118,11 +118,17 @@ constexpr bool is_fencing_code(rd_kafka_resp_err_t code) noexcept {
 
 // An error no retry can cure for this record: the sink will never accept it
 // (larger than the topic's max.message.bytes or the client's
-// message.max.bytes, or refused as invalid). Aborting and replaying it would
-// loop forever, so the engine stops at its input record instead.
+// message.max.bytes, refused as invalid, or its timestamp out of the
+// topic's bounds). Aborting and replaying it would loop forever, so the
+// engine stops at its input record instead. The broker refuses a batch
+// whole, so such a report names the batch, not the record (is_too_large
+// says when the largest record of it is the one to blame).
 constexpr bool is_never_accepted(rd_kafka_resp_err_t code) noexcept {
   return code == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE || code == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE ||
-         code == RD_KAFKA_RESP_ERR_INVALID_RECORD;
+         code == RD_KAFKA_RESP_ERR_INVALID_RECORD || code == RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP;
+}
+constexpr bool is_too_large(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE || code == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE;
 }
 
 // "Not now" rather than "no": a leader or coordinator moving, a broker

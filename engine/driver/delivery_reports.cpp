@@ -70,13 +70,16 @@ asio::awaitable<void> runtime::drain_events() {
       // The open transaction will fail to commit (librdkafka reports it
       // abortable) and be aborted and rewound: nothing to do here.
     }
-    for (const auto& [first, count] : failures)
-      STREAMT_LOG(log_, warning) << log_field(log_attribute::topic, plan_.identity.sink_topic)
+    for (const auto& [first, count] : failures) {
+      const std::string& topic = session_.sink().dead_letter_write(first->opaque)
+                                     ? plan_.identity.dead_letter_topic
+                                     : plan_.identity.sink_topic;
+      STREAMT_LOG(log_, warning) << log_field(log_attribute::topic, topic)
                                  << log_field(log_attribute::partition, first->partition) << "delivery to "
-                                 << plan_.identity.sink_topic << "/" << first->partition
-                                 << " failed: " << first->error.message
+                                 << topic << "/" << first->partition << " failed: " << first->error.message
                                  << (count > 1 ? " (and " + std::to_string(count - 1) + " more records)"
                                                : "");
+    }
     for (const std::string& json : ev->statistics)
       if (std::optional<client_statistics> s = parse_client_statistics(json))
         metrics_->statistics(std::move(*s));

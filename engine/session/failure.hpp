@@ -36,6 +36,7 @@ struct failure {
   bool unknown_topic_or_partition = false;   // a broker says the topic or partition does not exist
   bool unknown_topic = false;                // that, or the client's metadata knows no such topic
   bool never_accepted = false;               // the sink will never take this record, however often sent
+  bool too_large = false;                    // that, for its size: the largest record of a refused batch
   bool partition_eof = false;                // the consumer reached a partition's end: news, not a failure
   bool offset_out_of_range = false;          // the position is outside the log, and no reset applies
   bool instance_fenced = false;              // another member took over our group.instance.id

@@ -132,7 +132,6 @@ action run_session::handle(const began& e) {
 
 action run_session::handle(const batch_produced& e) {
   batch_result r = e.result;
-  counts_ += e.counts;
   txn_counts_ += e.counts;
   const bool refused_dead_letter = refused_ && !r.invalid && refused_dead_letter_;
   if (refused_ && !r.invalid) r.invalid = std::move(refused_);
@@ -185,7 +184,6 @@ action run_session::handle(const dead_lettered& e) {
   record_counts one;
   one.consumed = 1;
   one.dead_lettered = 1;
-  counts_ += one;
   txn_counts_ += one;
   batch_ = batch_.subspan(1);
   if (!batch_.empty()) return follow({commit::action::produce, {}, {}});
@@ -259,7 +257,12 @@ action run_session::handle(const commit_returned& e) {
   if (!e.result.failed()) {
     sink_.committed();
     ledger_.committed();
+    // The run's counts are of what committed, as /metrics has them: an
+    // aborted attempt's records are counted again when they commit.
+    counts_ += txn_counts_;
     last_transaction_ = std::exchange(txn_counts_, {});
+    // Past the records that held the refused one: back to full transactions.
+    if (isolating_ && (isolating_->left -= std::min(isolating_->left, txn_records_)) == 0) isolating_.reset();
   } else {
     warning = "commit_transaction failed after " + millis(took) + ": " + e.result.message;
   }
@@ -275,7 +278,13 @@ action run_session::handle(const abort_returned& e) {
   std::string warning;
   bool found_cause = false;
   if (!e.result.failed()) {
-    found_cause = sink_.aborted();
+    if (std::optional<std::string> unplaced = sink_.take_unplaced()) {
+      found_cause = narrow(*unplaced, warning);
+    }
+    if (sink_.aborted()) {
+      found_cause = true;
+      isolating_.reset();  // found: the next attempt goes past it
+    }
     last_transaction_ = std::exchange(txn_counts_, {});
     if (machine_.aborts_in_a_row().count == 0) abort_streak_began_ = began;
   } else {
@@ -292,6 +301,22 @@ action run_session::handle(const abort_returned& e) {
     return ask_for_topics(std::move(next.warning));
   }
   return next;
+}
+
+// The sink refused one record of the aborted transaction without saying
+// which (it refuses a batch whole): the records are taken up again in
+// transactions of half as many, then half of that, until the refused one is
+// alone in its transaction and so known; every record before it commits on
+// the way. Each halving is progress (true), not a repeat.
+bool run_session::narrow(const std::string& refusal, std::string& warning) {
+  const std::size_t attempted = std::max<std::size_t>(txn_records_, 1);
+  if (attempted <= 1) return false;
+  isolating_ = isolation{std::max<std::size_t>(attempted / 2, 1), attempted};
+  warning = "a topic written refused one record of the " + std::to_string(attempted) +
+            " in the transaction without saying which (" + refusal +
+            "); aborting, and taking them up again in transactions of at most " +
+            std::to_string(isolating_->at_most) + " records to find it";
+  return true;
 }
 
 // The same failure aborting transaction after transaction, none committed
@@ -417,25 +442,12 @@ action run_session::follow(commit::next_action a, std::string warning) {
         const unproducible_record& u = at->record;
         diagnostic d;
         d.phase = phase::record;
-        d.code = "output_refused_by_sink";
-        d.message =
-            !u.rule.empty()
-                ? u.rule
-                : "its output of " + std::to_string(u.size) + " bytes can never be written to sink topic '" +
-                      config_.sink_topic + "' (" + u.reason +
-                      "); raise the topic's max.message.bytes (and the client's message.max.bytes), or "
-                      "change the query";
+        d.code = u.dead_letter ? "dead_letter_refused" : "output_refused_by_sink";
+        d.message = refusal_reason(u);
         const record_view& v = batch_[at->index];
         // A dead-letter write the dead-letter topic refused: the record can
         // go nowhere, and the run stops at it.
         refused_dead_letter_ = u.dead_letter;
-        if (u.dead_letter) {
-          d.code = "dead_letter_refused";
-          d.message = "invalid, and the dead-letter write of " + std::to_string(u.size) +
-                      " bytes can never be written to dead-letter topic '" + config_.dead_letter_topic +
-                      "' (" + u.reason +
-                      "); raise that topic's max.message.bytes, or deal with the record by hand";
-        }
         refused_ = invalid_record{std::string(v.topic), v.partition, v.offset, d};
         next.take = at->index;
       }
@@ -495,6 +507,24 @@ action run_session::follow(commit::next_action a, std::string warning) {
   return close(ending{run_status::failed, "the commit machine asked for an unknown action", {}});
 }
 
+// Why the sink (or the dead-letter topic) will never take a record, and
+// what to do, as the record's diagnostic says it.
+std::string run_session::refusal_reason(const unproducible_record& u) const {
+  if (!u.rule.empty()) return u.rule;
+  const std::string& topic = u.dead_letter ? config_.dead_letter_topic : config_.sink_topic;
+  const std::string what = u.dead_letter ? "invalid, and the dead-letter write of " : "its output of ";
+  if (u.too_large)
+    return what + std::to_string(u.size) + " bytes (key, value and headers) can never be written to " +
+           (u.dead_letter ? "dead-letter" : "sink") + " topic '" + topic + "' (" + u.reason +
+           "); the smaller of the client's message.max.bytes (-X message.max.bytes, default 1000000) and "
+           "the topic's max.message.bytes bounds it: raise both, or " +
+           (u.dead_letter ? "deal with the record by hand" : "change the query");
+  return std::string(u.dead_letter ? "invalid, and dead-letter" : "sink") + " topic '" + topic +
+         "' refused it, alone in a batch (" + u.reason +
+         "); compare the record with the topic's configuration (timestamps, keys, sizes), or " +
+         (u.dead_letter ? "deal with the record by hand" : "change the query");
+}
+
 // Every owned partition back to its committed offset: nothing is pending.
 action run_session::rewind(std::string warning) {
   forget_transaction();
@@ -521,9 +551,8 @@ action run_session::poll() const {
   a.kind = act::poll;
   // Never more than the transaction's record bound allows (due() ends the
   // transaction once the bound is reached, so this is at least 1).
-  const std::size_t left = config_.max_records_per_transaction > txn_records_
-                               ? config_.max_records_per_transaction - txn_records_
-                               : std::size_t{1};
+  const std::size_t bound = record_bound();
+  const std::size_t left = bound > txn_records_ ? bound - txn_records_ : std::size_t{1};
   a.max_records = std::min(config_.max_poll, left);
   if (machine_.current() == commit::machine::state::producing)
     a.commit_at = txn_started_ + config_.commit_interval;
@@ -531,7 +560,12 @@ action run_session::poll() const {
 }
 
 bool run_session::due(clock::time_point now) const {
-  return txn_records_ >= config_.max_records_per_transaction || now >= txn_started_ + config_.commit_interval;
+  return txn_records_ >= record_bound() || now >= txn_started_ + config_.commit_interval;
+}
+
+std::size_t run_session::record_bound() const noexcept {
+  return isolating_ ? std::min(isolating_->at_most, config_.max_records_per_transaction)
+                    : config_.max_records_per_transaction;
 }
 
 action run_session::emit(action a) {

@@ -340,6 +340,9 @@ class run_session {
   action done(const std::string& reason, std::string warning);
   action emit(action a);
   bool due(clock::time_point now) const;
+  std::size_t record_bound() const noexcept;
+  std::string refusal_reason(const unproducible_record& u) const;
+  bool narrow(const std::string& refusal, std::string& warning);
   bool still_under_way(const failure& e, clock::time_point now) const;
   std::optional<action> stalled(std::string_view call, const failure& r, clock::time_point now);
   std::optional<ending> abort_streak_over(clock::time_point now) const;
@@ -385,6 +388,14 @@ class run_session {
   void note_refusal(const failure& e);
   action close_refused(std::string warning);
   void forget_transaction();
+  // Finding a record the sink refused without saying which (narrow()):
+  // transactions of at most `at_most` records, until `left` more records
+  // have committed.
+  struct isolation {
+    std::size_t at_most = 1;
+    std::size_t left = 0;
+  };
+  std::optional<isolation> isolating_;
   // The open transaction's pace.
   clock::time_point txn_started_{};
   std::size_t txn_records_ = 0;

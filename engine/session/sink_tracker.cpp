@@ -11,6 +11,8 @@ namespace streamt::engine::session {
 void sink_tracker::new_transaction() {
   ++generation_;
   sources_.clear();
+  first_unplaced_.reset();
+  unplaced_reports_ = 0;
 }
 
 std::uint64_t sink_tracker::producing(const record_view& in, std::size_t size) {
@@ -66,7 +68,20 @@ bool sink_tracker::aborted() {
   return true;
 }
 
+std::optional<std::string> sink_tracker::take_unplaced() {
+  const std::size_t reports = std::exchange(unplaced_reports_, 0);
+  std::optional<unproducible_record> first = std::exchange(first_unplaced_, std::nullopt);
+  if (!first || suspect_) return std::nullopt;  // a blame that is certain stands
+  if (reports == 1) {
+    suspect_ = std::move(first);  // it was alone in its refused batch: the one
+    return std::nullopt;
+  }
+  return first->reason;
+}
+
 void sink_tracker::committed() {
+  first_unplaced_.reset();
+  unplaced_reports_ = 0;
   tail_.committed();
   dead_letter_tail_.committed();
   suspect_.reset();
@@ -97,11 +112,22 @@ std::optional<unproducible_at> sink_tracker::unproducible_in(std::span<const rec
 // engine caps the producer's batch.size at the topics' max.message.bytes,
 // so a refused batch holds that one record alone: engine/driver/start_steps.cpp.)
 void sink_tracker::note_unproducible(unproducible_record r, const failure& why) {
+  // A refusal for a reason other than the size (an invalid record, a
+  // timestamp out of bounds): every record of the refused batch reports it,
+  // and nothing tells which one it meant, unless it was the only one.
+  if (why.broken_rule.empty() && !why.too_large) {
+    if (unplaced_reports_++ == 0) {
+      r.reason = why.message;
+      first_unplaced_ = std::move(r);
+    }
+    return;
+  }
   // A refusal known before producing names its record for certain: it
   // stands against a size guess.
   if (suspect_ && (!suspect_->rule.empty() || (why.broken_rule.empty() && suspect_->size >= r.size))) return;
   r.reason = why.message;
   r.rule = why.broken_rule;
+  r.too_large = why.too_large;
   suspect_ = std::move(r);
 }
 

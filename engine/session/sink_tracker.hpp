@@ -46,6 +46,7 @@ struct unproducible_record {
   std::size_t size = 0;  // of the output value
   std::string reason;
   bool dead_letter = false;  // the write was the record itself, to the dead-letter topic
+  bool too_large = false;    // refused for its size (failure::too_large)
   std::string rule{};        // the sink's rule it breaks, known before producing (failure::broken_rule)
 };
 
@@ -73,6 +74,13 @@ class sink_tracker {
   void delivered(std::uint64_t opaque, std::int32_t sink_partition, std::int64_t sink_offset);
   void delivery_failed(std::uint64_t opaque, const failure& e);
 
+  // Whether the record of `opaque` (of the open transaction) is a write to
+  // the dead-letter topic.
+  bool dead_letter_write(std::uint64_t opaque) const noexcept {
+    const std::size_t index = opaque & 0xffffffffu;
+    return (opaque >> 32) == generation_ && index < sources_.size() && sources_[index].dead_letter;
+  }
+
   // The open transaction ended. aborted() says whether the abort named a
   // record the sink refuses (known_unproducible grew, or a record's blame
   // changed): the next attempt goes past it.
@@ -91,6 +99,13 @@ class sink_tracker {
   // when it is too large, so every record of it reports the error). It
   // becomes known when the transaction aborts.
   const std::optional<unproducible_record>& suspect() const noexcept { return suspect_; }
+  // The aborted transaction's refusals for a reason other than the size
+  // (an invalid record, a timestamp out of bounds). Reported by one record
+  // alone, that record is the one: it becomes the suspect, and this says
+  // nothing. Reported by several (a batch refused whole names none of
+  // them): the reason, once; the session then finds the record by taking
+  // the records up again in smaller transactions. Call before aborted().
+  std::optional<std::string> take_unplaced();
   // How many records are known to be unproducible.
   std::size_t known_unproducible() const noexcept { return known_.size(); }
   // The first known unproducible record in `batch`, if one is there.
@@ -109,6 +124,9 @@ class sink_tracker {
   aborted_tail tail_;
   aborted_tail dead_letter_tail_;  // the dead-letter topic's partitions
   std::optional<std::string> trailing_;
+  // Refusals not for the size (take_unplaced): the first, and how many.
+  std::optional<unproducible_record> first_unplaced_;
+  std::size_t unplaced_reports_ = 0;
 };
 
 }  // namespace streamt::engine::session

@@ -12,6 +12,12 @@
 #      engine aborted and retried it every half second, forever.
 #   2. the same in dead-letter mode: exactly the old record is dead-lettered,
 #      the others are in the sink once.
+#   4. a batch the broker refuses whole, naming none of its records: two
+#      invalid records, ten days old and new, dead-lettered in one
+#      transaction to a dead-letter topic with a one-hour bound (whose rules
+#      the engine does not read): the engine halves the transaction until
+#      the old record's write is alone in a refused batch, then stops at it (exit 65,
+#      dead_letter_refused), the valid record before it committed.
 #   3. a sink topic deleted while the engine runs: a stall bounded by
 #      --stall-timeout-ms (the commit waits for records librdkafka retries;
 #      when it refuses them at once instead, the aborts pause longer each
@@ -91,4 +97,33 @@ grep -q "topic '$sink', written by this run, does not exist any more" "$work/gon
 aborts=$(grep -c "aborting the transaction" "$work/gone.log" || true)
 ((aborts <= 12)) || { show_log gone; fail "$aborts aborts in the stall: no backoff"; }
 check_eq "committed offset" 1 "$(committed_offset "$app" "$src" 0)"
+
+echo "== 4. a batch refused whole: found by halving"
+src=$(unique half-in) sink=$(unique half-out) dlq=$(unique half-dead) app=$(unique sink-half)
+create_topic "$src" 1 --config retention.ms=-1
+create_topic "$sink" 1
+create_topic "$dlq" 1 --config message.timestamp.before.max.ms=3600000
+orders_schema "$src" "$work/half.schema.json"
+echo "SELECT id, amount FROM orders" | "$STREAMT_BINARY" compile --schema "$work/half.schema.json" \
+  --application-id "$app" --sink-topic "$sink" --on-invalid dead-letter --dead-letter-topic "$dlq" \
+  --output "$work/half.json" -
+hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+{
+  printf '{"partition":0,"key":"%s","value":"%s","ts":%d}\n' "$(hex k0)" "$(hex '{"id":"r0","amount":0}')" "$now_ms"
+  printf '{"partition":0,"key":"%s","value":"%s","ts":%d}\n' "$(hex k1)" "$(hex 'not json, old')" "$old_ms"
+  printf '{"partition":0,"key":"%s","value":"%s","ts":%d}\n' "$(hex k2)" "$(hex 'not json, new')" "$now_ms"
+  printf '{"partition":0,"key":"%s","value":"%s","ts":%d}\n' "$(hex k3)" "$(hex '{"id":"r3","amount":3}')" "$now_ms"
+} | record_tool produce "$src"
+# One transaction for all four at first (a long commit interval), so that
+# both dead-letter writes share a refused batch (linger.ms: one batch).
+start_engine half "$work/half.json" "$work/state-half" --commit-interval-ms 2000 -X linger.ms=200
+wait_engine half 60
+check_eq "exit code" 65 "$engine_rc"
+grep -q "refused one record of the 4 in the transaction without saying which (INVALID_TIMESTAMP" "$work/half.log" ||
+  { show_log half; fail "the engine does not say it halves a batch refused whole"; }
+grep -q "${src}/0@1: invalid, and dead-letter topic '$dlq' refused it, alone in a batch (INVALID_TIMESTAMP" "$work/half.log" ||
+  { show_log half; fail "the run does not name offset 1 and the dead-letter topic's refusal"; }
+check_eq "committed offset" 1 "$(committed_offset "$app" "$src" 0)"
+check_eq "sink" '{"id":"r0","amount":0}' "$(values_committed "$sink")"
+check_eq "dead-lettered" "" "$(values_committed "$dlq")"
 echo "sink_refusals: ok"

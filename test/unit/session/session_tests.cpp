@@ -887,7 +887,7 @@ BOOST_AUTO_TEST_CASE(kill9_with_bad_records_an_aborted_transaction_dead_letters_
   r.to_commit();
   BOOST_TEST(r.commit_returns(ok()).kind == act::poll);
   BOOST_TEST(r.committed(0) == 2);
-  BOOST_TEST(r.s.counters().counts.dead_lettered == 2u);  // attempted twice, committed once
+  BOOST_TEST(r.s.counters().counts.dead_lettered == 1u);  // attempted twice, counted once: as committed
   BOOST_TEST(r.s.last_transaction().dead_lettered == 1u);
 }
 
@@ -1272,6 +1272,84 @@ BOOST_AUTO_TEST_CASE(aborts_that_each_name_a_new_refused_record_are_progress_not
   // past the bound of 1 (and pause first).
   BOOST_TEST(r.s.on(ss::rewound{ok()}).kind == act::poll);
   BOOST_TEST(r.s.sink().known_unproducible() == 2u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The broker refuses a batch whole and names none of its records (an
+// invalid record, a timestamp out of bounds: not a size, for which the
+// largest record is the one): the session finds the record by halving.
+BOOST_AUTO_TEST_SUITE(isolation)
+
+ss::failure refused_timestamp() {
+  return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP), "Broker: Invalid timestamp");
+}
+
+// The open transaction's `count` outputs of generation `gen` are all
+// refused; its commit fails, it is aborted: the session's next action.
+ss::action all_refused(run& r, std::uint64_t gen, std::size_t count, std::string* warning = nullptr) {
+  for (std::size_t i = 0; i < count; ++i) r.s.sink().delivery_failed((gen << 32) | i, refused_timestamp());
+  BOOST_TEST_REQUIRE(r.commit_returns(abortable(RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP)).kind == act::abort);
+  const ss::action rewind = r.abort_returns(ok());
+  if (warning) *warning = rewind.warning;
+  BOOST_TEST_REQUIRE(rewind.kind == act::rewind);
+  return r.s.on(ss::rewound{ok()});
+}
+
+// `at` arrive, are produced to the end of the record bound and sent.
+void produced_to_the_bound(run& r, std::initializer_list<std::pair<std::int32_t, std::int64_t>> at) {
+  BOOST_TEST_REQUIRE(r.arrive(at).kind == act::begin);
+  BOOST_TEST_REQUIRE(r.produce(r.s.on(ss::began{ok(), r.now})).kind == act::send_offsets);
+  BOOST_TEST_REQUIRE(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
+}
+
+BOOST_AUTO_TEST_CASE(
+    a_batch_refused_whole_is_halved_until_the_refused_record_is_alone_and_named_at_its_offset) {
+  run r;
+  r.owning({0});
+  // Attempt 1: four records, refused whole.
+  BOOST_TEST_REQUIRE(r.arrive({{0, 0}, {0, 1}, {0, 2}, {0, 3}}).kind == act::begin);
+  BOOST_TEST_REQUIRE(r.produce(r.s.on(ss::began{ok(), r.now})).kind == act::poll);
+  r.to_commit();
+  std::string warning;
+  ss::action next = all_refused(r, 1, 4, &warning);
+  BOOST_TEST(
+      warning.find("a topic written refused one record of the 4 in the transaction without saying which") !=
+          std::string::npos,
+      warning);
+  BOOST_TEST_REQUIRE(next.kind == act::poll);
+  BOOST_TEST(next.max_records == 2u);
+  // Attempt 2: the first half commits.
+  produced_to_the_bound(r, {{0, 0}, {0, 1}});
+  next = r.commit_returns(ok());
+  BOOST_TEST_REQUIRE(next.kind == act::poll);
+  BOOST_TEST(next.max_records == 2u);
+  BOOST_TEST(r.committed(0) == 2);
+  // Attempt 3: the second half is refused: halved again.
+  produced_to_the_bound(r, {{0, 2}, {0, 3}});
+  next = all_refused(r, 3, 2);
+  BOOST_TEST_REQUIRE(next.kind == act::poll);  // no pause: a halving is progress
+  BOOST_TEST(next.max_records == 1u);
+  // Attempt 4: record 2 alone commits.
+  produced_to_the_bound(r, {{0, 2}});
+  BOOST_TEST(r.commit_returns(ok()).max_records == 1u);
+  // Attempt 5: record 3 alone is refused: known now.
+  produced_to_the_bound(r, {{0, 3}});
+  next = all_refused(r, 5, 1);
+  BOOST_TEST(r.s.sink().known_unproducible() == 1u);
+  BOOST_TEST_REQUIRE(next.kind == act::poll);
+  BOOST_TEST(next.max_records > 1u);  // found: full transactions again
+  // Attempt 6: the run stops at it, everything before it committed.
+  BOOST_TEST_REQUIRE(r.arrive({{0, 3}}).kind == act::begin);
+  const ss::action none = r.s.on(ss::began{ok(), r.now});
+  BOOST_TEST(none.take == 0u);
+  BOOST_TEST_REQUIRE(r.produce(none).kind == act::send_offsets);
+  r.commits_and_stops_at("output_refused_by_sink", 3);
+  const ss::ending e = r.s.outcome();
+  BOOST_TEST(e.invalid->error.message.find("refused it, alone in a batch (Broker: Invalid timestamp)") !=
+                 std::string::npos,
+             e.invalid->error.message);
+  BOOST_TEST(r.s.counters().transactions_aborted == 3u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -22,6 +22,9 @@ ss::failure too_large() {
   return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE),
                 "Broker: Message size too large");
 }
+ss::failure invalid_timestamp() {
+  return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP), "Broker: Invalid timestamp");
+}
 ss::failure queue_full() {
   return client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__QUEUE_FULL), "Local: Queue full");
 }
@@ -45,6 +48,36 @@ BOOST_AUTO_TEST_CASE(a_failed_delivery_the_sink_never_accepts_names_the_largest_
   BOOST_TEST(t.suspect()->at.value == 8);
   BOOST_TEST(t.suspect()->size == 2000000u);
   BOOST_TEST(t.suspect()->reason == "Broker: Message size too large");
+}
+
+BOOST_AUTO_TEST_CASE(a_refusal_not_for_the_size_reported_by_several_records_names_none_of_them) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto in = records({{0, 7}, {0, 8}, {0, 9}});
+  t.producing(in[0], 10);  // delivered, in an earlier batch
+  const std::uint64_t b = t.producing(in[1], 2000);
+  const std::uint64_t c = t.producing(in[2], 10);
+  t.delivery_failed(b, invalid_timestamp());
+  t.delivery_failed(c, invalid_timestamp());
+  BOOST_TEST(!t.suspect());  // the largest is not the one to blame
+  BOOST_TEST(t.take_unplaced().value_or("") == "Broker: Invalid timestamp");
+  BOOST_TEST(!t.aborted());
+  BOOST_TEST(t.known_unproducible() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_refusal_not_for_the_size_reported_by_one_record_alone_names_it) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto in = records({{0, 7}, {0, 8}, {0, 9}});
+  t.producing(in[0], 10);
+  const std::uint64_t b = t.producing(in[1], 10);
+  t.producing(in[2], 10);
+  t.delivery_failed(b, invalid_timestamp());
+  BOOST_TEST(!t.take_unplaced().has_value());
+  BOOST_TEST_REQUIRE(t.suspect().has_value());
+  BOOST_TEST(t.suspect()->at.value == 8);
+  BOOST_TEST(t.aborted());
+  BOOST_TEST(t.known_unproducible() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_delivery_failure_a_retry_can_cure_is_not_an_unproducible_record) {
