@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace streamt::kafka {
@@ -75,6 +76,33 @@ config_result<std::unique_ptr<producer>> producer::create(boost::asio::any_io_ex
 producer::~producer() {
   waker_.reset();
   txn_pool_.join();
+}
+
+namespace {
+
+// Each header's name and value bytes.
+std::size_t header_bytes(const rd_kafka_headers_t* h) {
+  std::size_t total = 0;
+  const char* name = nullptr;
+  const void* value = nullptr;
+  std::size_t size = 0;
+  for (std::size_t i = 0; rd_kafka_header_get_all(h, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+       ++i)
+    total += std::strlen(name) + size;
+  return total;
+}
+
+}  // namespace
+
+std::size_t record_bytes(const outgoing_record& record) {
+  std::size_t total = (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
+  for (const header_view& h : record.headers) total += h.name.size() + (h.value ? h.value->size() : 0);
+  for (const header_view& h : record.extra_headers) total += h.name.size() + (h.value ? h.value->size() : 0);
+  rd_kafka_headers_t* in = nullptr;
+  if (record.headers_of != nullptr &&
+      rd_kafka_message_headers(as_native(record.headers_of), &in) == RD_KAFKA_RESP_ERR_NO_ERROR)
+    total += header_bytes(in);
+  return total;
 }
 
 error_report producer::produce(std::string_view topic, const outgoing_record& record) {
@@ -156,7 +184,12 @@ void producer::drain(std::size_t max, producer_events& out) {
           r.opaque = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(m->_private));
           // Not rd_kafka_message_errstr: for a delivery report it reads the
           // record's payload as a C string (a heap over-read under ASan).
-          if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) r.error = report_of(m->err);
+          if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            r.error = report_of(m->err);
+            r.bytes = m->key_len + m->len;
+            rd_kafka_headers_t* h = nullptr;
+            if (rd_kafka_message_headers(m, &h) == RD_KAFKA_RESP_ERR_NO_ERROR) r.bytes += header_bytes(h);
+          }
           out.deliveries.push_back(std::move(r));
         }
         break;

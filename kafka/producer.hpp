@@ -84,7 +84,15 @@ struct delivery_report {
   std::int64_t offset = no_offset;
   std::uint64_t opaque = 0;
   error_report error;  // success, or why the record was not written
+  // For a failed delivery: the record's key, value and header bytes, as the
+  // size limits count them (message.max.bytes, max.message.bytes).
+  std::size_t bytes = 0;
 };
+
+// The key, value and header bytes of `record` as produced (its consumed
+// headers read from the consumed message): for messages about a refused
+// record, not for every record (reading consumed headers allocates).
+std::size_t record_bytes(const outgoing_record& record);
 
 struct producer_events {
   std::vector<delivery_report> deliveries;

@@ -60,7 +60,9 @@ asio::awaitable<void> runtime::drain_events() {
         session_.sink().delivered(d.opaque, d.partition, d.offset);
         continue;
       }
-      session_.sink().delivery_failed(d.opaque, failure_of(d.error));
+      ss::failure f = failure_of(d.error);
+      f.record_bytes = d.bytes;
+      session_.sink().delivery_failed(d.opaque, f);
       auto same = std::find_if(failures.begin(), failures.end(),
                                [&](const auto& f) { return f.first->error.info.code == d.error.info.code; });
       if (same == failures.end())

@@ -23,6 +23,15 @@ kafka_sink::kafka_sink(kafka::producer& p, std::string topic, session::sink_trac
   if (!lineage_header.empty()) stamp_.emplace(lineage_header, plan_digest_);
 }
 
+// The producer refused the record at once (larger than its
+// message.max.bytes, a queue full): its size, for the message, counts what
+// the limit counts.
+void kafka_sink::refused(const kafka::outgoing_record& out, const kafka::error_report& e) {
+  session::failure f = failure_of(e);
+  if (f.never_accepted) f.record_bytes = kafka::record_bytes(out);
+  tracker_->refused_at_once(std::move(f));
+}
+
 void kafka_sink::emit(const record_view& in, std::string_view value) {
   kafka::outgoing_record out;
   out.key = in.key;
@@ -51,8 +60,7 @@ void kafka_sink::emit(const record_view& in, std::string_view value) {
       return;
     }
   }
-  if (kafka::error_report e = producer_->produce(topic_, out); e.failed())
-    tracker_->refused_at_once(failure_of(e));
+  if (kafka::error_report e = producer_->produce(topic_, out); e.failed()) refused(out, e);
 }
 
 namespace {
@@ -95,8 +103,7 @@ void kafka_sink::dead_letter(const record_view& in, const invalid_record& why) {
   out.extra_headers = std::span(reason.data(), headers);
   out.timestamp_ms = in.timestamp.value_or(0);
   out.opaque = tracker_->producing_dead_letter(in, in.value ? in.value->size() : 0);
-  if (kafka::error_report e = producer_->produce(dead_letter_topic_, out); e.failed())
-    tracker_->refused_at_once(failure_of(e));
+  if (kafka::error_report e = producer_->produce(dead_letter_topic_, out); e.failed()) refused(out, e);
 }
 
 }  // namespace streamt::engine::driver

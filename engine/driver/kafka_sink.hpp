@@ -45,6 +45,8 @@ class kafka_sink {
   void rules(sink_rules r) { rules_ = std::move(r); }
 
  private:
+  void refused(const kafka::outgoing_record& out, const kafka::error_report& e);
+
   kafka::producer* producer_;
   std::string topic_;
   session::sink_tracker* tracker_;

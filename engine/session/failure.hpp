@@ -8,6 +8,7 @@
 // (engine/client_failure.hpp), so the session and its tests know nothing of
 // librdkafka and every code is given its meaning in one place.
 
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -37,6 +38,7 @@ struct failure {
   bool unknown_topic = false;                // that, or the client's metadata knows no such topic
   bool never_accepted = false;               // the sink will never take this record, however often sent
   bool too_large = false;                    // that, for its size: the largest record of a refused batch
+  std::size_t record_bytes = 0;              // a refused record's key, value and header bytes, if known
   bool partition_eof = false;                // the consumer reached a partition's end: news, not a failure
   bool offset_out_of_range = false;          // the position is outside the log, and no reset applies
   bool instance_fenced = false;              // another member took over our group.instance.id

@@ -112,6 +112,7 @@ std::optional<unproducible_at> sink_tracker::unproducible_in(std::span<const rec
 // engine caps the producer's batch.size at the topics' max.message.bytes,
 // so a refused batch holds that one record alone: engine/driver/start_steps.cpp.)
 void sink_tracker::note_unproducible(unproducible_record r, const failure& why) {
+  if (why.record_bytes != 0) r.size = why.record_bytes;  // key and headers counted
   // A refusal for a reason other than the size (an invalid record, a
   // timestamp out of bounds): every record of the refused batch reports it,
   // and nothing tells which one it meant, unless it was the only one.

@@ -80,6 +80,18 @@ BOOST_AUTO_TEST_CASE(a_refusal_not_for_the_size_reported_by_one_record_alone_nam
   BOOST_TEST(t.known_unproducible() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(a_refused_records_size_counts_its_key_and_headers_when_the_refusal_says_them) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  const auto in = records({{0, 7}});
+  const std::uint64_t a = t.producing(in[0], 27);  // a 27-byte value, a 1.5 MB key
+  ss::failure refused = too_large();
+  refused.record_bytes = 1'500'027;
+  t.delivery_failed(a, refused);
+  BOOST_TEST_REQUIRE(t.suspect().has_value());
+  BOOST_TEST(t.suspect()->size == 1'500'027u);
+}
+
 BOOST_AUTO_TEST_CASE(a_delivery_failure_a_retry_can_cure_is_not_an_unproducible_record) {
   ss::sink_tracker t;
   t.new_transaction();
