@@ -101,36 +101,68 @@ json::object to_json(const run_record& r) {
   return o;
 }
 
-// last-run.json read back; nullopt for anything but what to_json writes
-// (a file cut short by a crash of an older version, edited by hand, ...).
+// The shapes to_json writes: its fields are logged as they are read, so a
+// field of another shape (an escape sequence, a newline, a megabyte) is no
+// field of ours.
+bool utc_shape(std::string_view s) {  // 2026-12-06T11:28:41Z
+  static constexpr std::string_view form = "dddd-dd-ddTdd:dd:ddZ";
+  if (s.size() != form.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (form[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != form[i]) return false;
+  return true;
+}
+bool digest_shape(std::string_view s) {  // sha256: and 64 lower-case hex digits
+  return s.size() == 71 && s.starts_with("sha256:") && std::all_of(s.begin() + 7, s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+bool word_shape(std::string_view s) {  // a status, an error code: snake_case
+  return !s.empty() && s.size() <= 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
+}
+bool position_shape(std::string_view s) {  // TOPIC/PARTITION@OFFSET: a topic name's characters
+  return !s.empty() && s.size() <= 300 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-' || c == '/' || c == '@';
+  });
+}
+
+// last-run.json read back, validated as identity.json is; nullopt for
+// anything but what to_json writes (a file cut short by a crash of an older
+// version, edited by hand, ...).
 std::optional<run_record> run_record_of(const std::string& text) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec || !v.is_object()) return std::nullopt;
   const json::object& o = v.get_object();
-  auto text_of = [&](std::string_view key) -> std::optional<std::string> {
+  auto text_of = [&](std::string_view key, bool (*shape)(std::string_view)) -> std::optional<std::string> {
     const json::value* m = o.if_contains(key);
-    if (!m || !m->is_string() || m->get_string().size() > 512) return std::nullopt;
+    if (!m || !m->is_string() || !shape(m->get_string())) return std::nullopt;
     return std::string(m->get_string());
   };
   run_record r;
-  auto started = text_of("started_at");
-  auto digest = text_of("plan_digest");
+  auto started = text_of("started_at", utc_shape);
+  auto digest = text_of("plan_digest", digest_shape);
   if (!started || !digest) return std::nullopt;
   r.started_at = *started;
   r.plan_digest = *digest;
   if (!o.contains("exit_code")) return r;
   const json::value* code = o.if_contains("exit_code");
-  auto ended = text_of("ended_at");
-  auto status = text_of("status");
+  auto ended = text_of("ended_at", utc_shape);
+  auto status = text_of("status", word_shape);
   if (!code->is_int64() || code->get_int64() < 0 || code->get_int64() > 255 || !ended || !status)
     return std::nullopt;
   r.ended = true;
   r.exit_code = static_cast<int>(code->get_int64());
   r.ended_at = *ended;
   r.status = *status;
-  r.stopped_at = text_of("stopped_at").value_or("");
-  r.reason = text_of("reason").value_or("");
+  if (o.contains("stopped_at") || o.contains("reason")) {
+    auto at = text_of("stopped_at", position_shape);
+    auto reason = text_of("reason", word_shape);
+    if (!at || !reason) return std::nullopt;
+    r.stopped_at = *at;
+    r.reason = *reason;
+  }
   return r;
 }
 

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <memory>
+#include <string_view>
 
 namespace streamt::kafka {
 namespace {
@@ -15,7 +17,10 @@ namespace {
 error_report copied(const rd_kafka_error_t* e) {
   if (!e) return {};
   error_report r = report_of(rd_kafka_error_code(e));
-  r.message = rd_kafka_error_string(e);
+  // Some replies carry a string with nothing after the API's name
+  // ("ConsumerGroupDescribe: "): the code's own text says more.
+  if (const char* s = rd_kafka_error_string(e); s && std::string_view(s).find(": ") + 2 < std::strlen(s))
+    r.message = s;
   return r;
 }
 
@@ -57,7 +62,13 @@ kafka_result<group_description> group_admin::describe(const std::string& group,
   const rd_kafka_ConsumerGroupDescription_t** d =
       res ? rd_kafka_DescribeConsumerGroups_result_groups(res, &n) : nullptr;
   if (n != 1) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
-  if (error_report e = copied(rd_kafka_ConsumerGroupDescription_error(d[0])); e.failed()) return e;
+  if (error_report e = copied(rd_kafka_ConsumerGroupDescription_error(d[0])); e.failed()) {
+    // A group the brokers do not know (the consumer protocol says so where
+    // the classic one answers "Dead"): the same to a reader, a group with
+    // no members and nothing committed.
+    if (e.info.code == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) return group_description{"Dead", 0};
+    return e;
+  }
   return group_description{rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupDescription_state(d[0])),
                            rd_kafka_ConsumerGroupDescription_member_count(d[0])};
 }

@@ -82,6 +82,12 @@ check_eq "streamt status: B's one partition, lag 0" "$b $src/0 0" \
 grep -qF "holds the application since offset 1" "$work/status.txt" ||
   { cat "$work/status.txt"; fail "streamt status (text) does not say which plan holds the application"; }
 checks_passed=$((checks_passed + 1))
+# An application that never ran here: one clear line, no broker error.
+"$STREAMT_BINARY" status "$(unique never-ran)" --bootstrap-servers "$STREAMT_BOOTSTRAP" >"$work/unknown.txt" 2>&1 ||
+  { cat "$work/unknown.txt"; fail "streamt status of an unknown application failed"; }
+grep -q "no application 'never-ran-.*' has run against these brokers" "$work/unknown.txt" ||
+  { cat "$work/unknown.txt"; fail "streamt status does not say the application is unknown"; }
+checks_passed=$((checks_passed + 1))
 
 echo "== A again, from its own state directory: refused, B's progress stays"
 numbered_orders 100 110 | produce "$src"

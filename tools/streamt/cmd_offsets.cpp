@@ -306,7 +306,12 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
   std::cout << "application " << group << ": group " << f.group.state << ", " << f.group.members << " member"
             << (f.group.members == 1 ? "" : "s") << ", lag " << total_lag << '\n'
             << plan_log_line(f) << '\n';
-  if (plans.empty()) std::cout << "no committed offsets yet\n";
+  if (plans.empty() && f.group.members == 0 && !f.log_exists)
+    std::cout << "no application '" << group
+              << "' has run against these brokers: no member, no plan log, no committed offsets (check "
+                 "APPLICATION_ID and --bootstrap-servers)\n";
+  else if (plans.empty())
+    std::cout << "no committed offsets yet\n";
   for (const auto& [digest, b] : plans) {
     std::cout << (digest.empty() ? std::string("no streamt plan") : "plan " + short_digest(digest));
     if (f.standing && digest == f.standing->claim.plan.plan_digest) std::cout << " (holds the application)";

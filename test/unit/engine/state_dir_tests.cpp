@@ -417,3 +417,40 @@ BOOST_AUTO_TEST_CASE(an_identity_without_its_plan_is_refused) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(a_last_run_file_with_a_field_of_another_shape_tells_nothing_and_never_reaches_the_log) {
+  scratch s;
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d.has_value());
+    BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+  }
+  const std::string digest = plan::digest(orders(50));
+  const std::string ended =
+      R"(, "ended_at": "2026-12-06T11:29:00Z", "exit_code": 65, "status": "invalid_record")";
+  // What the engine writes is read back.
+  write(s.dir / "last-run.json", R"({"started_at": "2026-12-06T11:28:41Z", "plan_digest": ")" + digest +
+                                     "\"" + ended +
+                                     R"(, "stopped_at": "orders/0@7", "reason": "type_mismatch"})");
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+    BOOST_TEST_REQUIRE(d->previous_run().has_value());
+    BOOST_TEST(d->previous_run()->stopped_at == "orders/0@7");
+  }
+  // An escape sequence, a newline, a digest of another shape: nothing.
+  for (const std::string& damaged : std::vector<std::string>{
+           R"({"started_at": "2026-12-06T11:28:41Z\u001b[31m", "plan_digest": ")" + digest + "\"}",
+           R"({"started_at": "2026-12-06T11:28:41Z", "plan_digest": "sha256:x\nforged line"})",
+           R"({"started_at": "2026-12-06T11:28:41Z", "plan_digest": ")" + digest + "\"" + ended +
+               R"(, "stopped_at": "orders/0@7", "reason": "type_mismatch\r\u001b[2K"})",
+       }) {
+    write(s.dir / "last-run.json", damaged);
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+    BOOST_TEST(!d->previous_run().has_value(), damaged);
+  }
+}
