@@ -24,7 +24,7 @@ printf '%s\t%s\n' a '{"id":"a","amount":1}' null '{"id":"b","amount":2}' c '{"id
 start_engine stop "$work/plan.json" "$work/state"
 wait_engine stop 60
 check_eq "exit code" 65 "$engine_rc"
-grep -q "is compacted (cleanup.policy=compact)" "$work/stop.log" ||
+grep -q "sink topic .$sink.: a record without a key is refused (cleanup.policy compact)" "$work/stop.log" ||
   { show_log stop; fail "the start does not say the sink is compacted"; }
 grep -q "${src}/0@1.*it has no key, and sink topic '$sink' is compacted" "$work/stop.log" ||
   { show_log stop; fail "the run does not name offset 1 and the missing key"; }

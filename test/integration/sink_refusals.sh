@@ -12,16 +12,20 @@
 #      engine aborted and retried it every half second, forever.
 #   2. the same in dead-letter mode: exactly the old record is dead-lettered,
 #      the others are in the sink once.
+#   3. a sink topic deleted while the engine runs: a stall bounded by
+#      --stall-timeout-ms (the commit waits for records librdkafka retries;
+#      when it refuses them at once instead, the aborts pause longer each
+#      time, bounded the same way), then exit 69 naming the missing topic.
 #   4. a batch the broker refuses whole, naming none of its records: two
 #      invalid records, ten days old and new, dead-lettered in one
 #      transaction to a dead-letter topic with a one-hour bound (whose rules
 #      the engine does not read): the engine halves the transaction until
 #      the old record's write is alone in a refused batch, then stops at it (exit 65,
 #      dead_letter_refused), the valid record before it committed.
-#   3. a sink topic deleted while the engine runs: a stall bounded by
-#      --stall-timeout-ms (the commit waits for records librdkafka retries;
-#      when it refuses them at once instead, the aborts pause longer each
-#      time, bounded the same way), then exit 69 naming the missing topic.
+#   5. an invalid record of 1,040,000 bytes, dead-lettered: under the dead-
+#      letter topic's max.message.bytes (1,048,588) but over the producer's
+#      message.max.bytes (1,000,000), which the engine's message names with
+#      the topic's limit, and a size that counts the headers it adds.
 source "$(dirname "$0")/lib.sh"
 
 build_record_tool
@@ -126,4 +130,27 @@ grep -q "${src}/0@1: invalid, and dead-letter topic '$dlq' refused it, alone in 
 check_eq "committed offset" 1 "$(committed_offset "$app" "$src" 0)"
 check_eq "sink" '{"id":"r0","amount":0}' "$(values_committed "$sink")"
 check_eq "dead-lettered" "" "$(values_committed "$dlq")"
+
+echo "== 5. a dead-letter write over the producer's message.max.bytes"
+src=$(unique big-in) sink=$(unique big-out) dlq=$(unique big-dead) app=$(unique sink-big)
+create_topic "$src" 1
+create_topic "$sink" 1
+create_topic "$dlq" 1
+orders_schema "$src" "$work/big.schema.json"
+echo "SELECT id, amount FROM orders" | "$STREAMT_BINARY" compile --schema "$work/big.schema.json" \
+  --application-id "$app" --sink-topic "$sink" --on-invalid dead-letter --dead-letter-topic "$dlq" \
+  --output "$work/big.json" -
+python3 - "$now_ms" <<'PY' | record_tool produce "$src"
+import json, sys
+ts = int(sys.argv[1])
+print(json.dumps({"partition": 0, "key": b"k0".hex(), "value": b'{"id":"r0","amount":0}'.hex(), "ts": ts}))
+print(json.dumps({"partition": 0, "key": b"k1".hex(), "value": (b"x" * 1040000).hex(), "ts": ts}))
+PY
+start_engine big "$work/big.json" "$work/state-big"
+wait_engine big 60
+check_eq "exit code" 65 "$engine_rc"
+grep -qE "${src}/0@1: invalid, and the dead-letter write of 104[0-9]{4} bytes \(key, value and headers\) can never be written to dead-letter topic '$dlq'.*message.max.bytes.*max.message.bytes" \
+  "$work/big.log" || { show_log big; fail "the run does not name the record, its whole size and both limits"; }
+check_eq "committed offset" 1 "$(committed_offset "$app" "$src" 0)"
+check_eq "sink" '{"id":"r0","amount":0}' "$(values_committed "$sink")"
 echo "sink_refusals: ok"
