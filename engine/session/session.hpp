@@ -29,7 +29,10 @@
 // (end the transaction before giving partitions up), the sliced commit and
 // abort calls, and how the run ends: session.cpp holds the protocol of a
 // running session, session_ending.cpp how it ends (stop signals, the
-// invalid-record stop, refusals, stalls, close and the outcome).
+// invalid-record stop, refusals, stalls, close and the outcome),
+// session_refusals.cpp what it does when a topic written says no (a refused
+// record found by halving its transaction, the bound on aborts that repeat
+// one failure, the refused record's reason).
 // Beside the session, across the driver's attempts: restart_policy
 // (restart_policy.hpp), whether an attempt that ended is restarted
 // in-process.
