@@ -6,7 +6,6 @@
 #include "engine/client_failure.hpp"
 
 #include <array>
-#include <chrono>
 #include <span>
 #include <utility>
 
@@ -47,10 +46,7 @@ void kafka_sink::emit(const record_view& in, std::string_view value) {
   out.timestamp_ms = in.timestamp.value_or(0);
   out.opaque = tracker_->producing(in, value.size());
   if (rules_.any()) {
-    const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    std::chrono::system_clock::now().time_since_epoch())
-                                    .count();
-    if (std::optional<std::string> rule = rules_.refusal(in.key.has_value(), in.timestamp, now_ms)) {
+    if (std::optional<std::string> rule = rules_.refusal(in.key.has_value(), in.timestamp, now_ms_)) {
       session::failure refused;
       refused.what = session::condition::abortable;
       refused.never_accepted = true;

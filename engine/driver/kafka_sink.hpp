@@ -16,6 +16,8 @@
 #include "engine/sink_rules.hpp"
 #include "kafka/producer.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +45,15 @@ class kafka_sink {
   // produced, as the broker would refuse it with its whole batch and leave
   // no way to tell which record it meant.
   void rules(sink_rules r) { rules_ = std::move(r); }
+  // A batch is about to be emitted: the wall clock the rules compare
+  // timestamps with, read once a batch, not once a record (the bounds are
+  // hours; a batch takes milliseconds).
+  void batch_begins() noexcept {
+    if (rules_.any())
+      now_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  }
 
  private:
   void refused(const kafka::outgoing_record& out, const kafka::error_report& e);
@@ -54,6 +65,7 @@ class kafka_sink {
   std::string plan_digest_;
   std::optional<lineage_stamp> stamp_;  // with --lineage-header
   sink_rules rules_;
+  std::int64_t now_ms_ = 0;
 };
 
 }  // namespace streamt::engine::driver

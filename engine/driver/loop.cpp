@@ -295,6 +295,7 @@ ss::action runtime::produce(const ss::action& a) {
   record_counts counts;
   // The session's batch: the polled records less any it dropped.
   const std::span<const record_view> take = session_.batch().first(a.take);
+  sink_->batch_begins();
   batch_result r = process_batch(take, stages_, *sink_, counts);
   return session_.on(ss::batch_produced{std::move(r), counts, steady_clock::now()});
 }
