@@ -3,6 +3,8 @@
 
 #include "engine/session/session.hpp"
 
+#include "engine/session/durations.hpp"
+
 #include <algorithm>
 #include <string_view>
 #include <utility>
@@ -56,14 +58,6 @@ std::string_view to_string(act a) noexcept {
   }
   return "?";
 }
-
-namespace {
-
-std::string millis(clock::duration d) {
-  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
-}
-
-}  // namespace
 
 run_session::run_session(config c)
     : config_(std::move(c)),

@@ -15,6 +15,8 @@
 #include "engine/session/refusal.hpp"
 #include "engine/session/session.hpp"
 
+#include "engine/session/durations.hpp"
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -24,10 +26,6 @@
 namespace streamt::engine::session {
 
 namespace {
-
-std::string whole_seconds(clock::duration d) {
-  return std::to_string(std::chrono::round<std::chrono::seconds>(d).count()) + " s";
-}
 
 // What a stalled run's message ends with: why stopping is safe, what a
 // supervisor does.

@@ -8,26 +8,20 @@
 
 #include "engine/session/session.hpp"
 
+#include "engine/session/durations.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <string>
 
 namespace streamt::engine::session {
-namespace {
-
-std::string millis(clock::duration d) {
-  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
-}
-
-}  // namespace
-
 // The sink refused one record of the aborted transaction without saying
 // which (it refuses a batch whole): the records are taken up again in
 // transactions of half as many, then half of that, until the refused one is
 // alone in its transaction and so known; every record before it commits on
 // the way. Each halving is progress (true), not a repeat.
 bool run_session::narrow(const std::string& refusal, std::string& warning) {
-  const std::size_t attempted = std::max<std::size_t>(txn_records_, 1);
+  const std::size_t attempted = txn_records_;
   if (attempted <= 1) return false;
   isolating_ = isolation{std::max<std::size_t>(attempted / 2, 1), attempted};
   warning = "a topic written refused one record of the " + std::to_string(attempted) +

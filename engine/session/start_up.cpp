@@ -3,6 +3,7 @@
 
 #include "engine/session/start_up.hpp"
 
+#include "engine/session/durations.hpp"
 #include "engine/session/refusal.hpp"
 
 #include <algorithm>
@@ -12,10 +13,6 @@
 namespace streamt::engine::session {
 
 namespace {
-
-std::string whole_seconds(clock::duration d) {
-  return std::to_string(std::chrono::round<std::chrono::seconds>(d).count()) + " s";
-}
 
 // A topic's ACL or the cluster's (CreateTopics) refused the plan log.
 bool log_refused(const failure& e) {
