@@ -86,9 +86,12 @@ kafka_result<std::int64_t> partition_reader::read(const topic_partition& p, std:
   auto last_news = clock::now();
   while (position < end && handed < max_records) {
     // Never more than the records still allowed: what is fetched is handed
-    // out, and nothing past --max-records is.
-    const std::size_t want =
-        static_cast<std::size_t>(std::min<std::uint64_t>(batch_size, max_records - handed));
+    // out, and nothing past --max-records is. Nor more than the offsets left
+    // before `end`: consume_batch returns when the batch is full or at its
+    // timeout, and a batch that cannot fill waited the whole poll_wait (a
+    // plan log of one claim took 100 ms to read at every start).
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(
+        {batch_size, max_records - handed, static_cast<std::uint64_t>(end - position)}));
     const ssize_t n =
         rd_kafka_consume_batch_queue(q.get(), static_cast<int>(poll_wait.count()), fetched.data(), want);
     if (n < 0) return report_of(rd_kafka_last_error());
