@@ -4,6 +4,7 @@
 #include "kafka/plan_log.hpp"
 
 #include "kafka/admin_call.hpp"
+#include "kafka/blocking_call.hpp"
 #include "kafka/handles.hpp"
 #include "kafka/partition_reader.hpp"
 
@@ -29,7 +30,8 @@ error_report named(error_report e, std::string_view what) {
 
 }  // namespace
 
-error_report create_log_topic(rd_kafka_t* rk, const std::string& topic, std::chrono::milliseconds timeout) {
+kafka_result<bool> create_log_topic(rd_kafka_t* rk, const std::string& topic,
+                                    std::chrono::milliseconds timeout) {
   char errstr[512] = {};
   std::unique_ptr<rd_kafka_NewTopic_t, new_topic_deleter> t(
       rd_kafka_NewTopic_new(topic.c_str(), 1, -1, errstr, sizeof errstr));
@@ -51,14 +53,13 @@ error_report create_log_topic(rd_kafka_t* rk, const std::string& topic, std::chr
   if (!result) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
   std::size_t n = 0;
   const rd_kafka_topic_result_t** answered = rd_kafka_CreateTopics_result_topics(result, &n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const rd_kafka_resp_err_t code = rd_kafka_topic_result_error(answered[i]);
-    if (code == RD_KAFKA_RESP_ERR_NO_ERROR || code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) continue;
-    error_report e = report_of(code);
-    if (const char* s = rd_kafka_topic_result_error_string(answered[i]); s && *s) e.message = s;
-    return e;
-  }
-  return {};
+  if (n != 1) return report_of(RD_KAFKA_RESP_ERR__BAD_MSG);
+  const rd_kafka_resp_err_t code = rd_kafka_topic_result_error(answered[0]);
+  if (code == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
+  if (code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) return false;
+  error_report e = report_of(code);
+  if (const char* s = rd_kafka_topic_result_error_string(answered[0]); s && *s) e.message = s;
+  return e;
 }
 
 kafka_result<log_contents> read_log(const std::string& bootstrap_servers, const settings& user,
@@ -166,8 +167,44 @@ kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, cons
     (void)rd_kafka_flush(rk.get(), 1000);
     if (!out.delivered) return named(report_of(RD_KAFKA_RESP_ERR__TIMED_OUT), "writing to " + topic);
   }
+  // A claim that timed out in the queue had no answer from the brokers: the
+  // same as a call that timed out (the caller may ask again).
+  if (out.err == RD_KAFKA_RESP_ERR__MSG_TIMED_OUT)
+    return named(report_of(RD_KAFKA_RESP_ERR__TIMED_OUT), "writing to " + topic);
   if (out.err != RD_KAFKA_RESP_ERR_NO_ERROR) return named(report_of(out.err), "writing to " + topic);
   return out.offset;
+}
+
+plan_log_client::plan_log_client(rd_kafka_t* admin, std::string bootstrap_servers, settings user)
+    : admin_(admin), bootstrap_servers_(std::move(bootstrap_servers)), user_(std::move(user)) {}
+
+plan_log_client::~plan_log_client() { pool_.join(); }
+
+boost::asio::awaitable<kafka_result<bool>> plan_log_client::async_create(std::string topic,
+                                                                         std::chrono::milliseconds timeout) {
+  auto op = detail::run_blocking<kafka_result<bool>>(
+      pool_.get_executor(),
+      [rk = admin_, topic = std::move(topic), timeout] { return create_log_topic(rk, topic, timeout); });
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<kafka_result<log_contents>> plan_log_client::async_read(
+    std::string topic, std::size_t max_records, bool wait_for_topic, std::chrono::milliseconds timeout) {
+  auto op = detail::run_blocking<kafka_result<log_contents>>(
+      pool_.get_executor(), [this, topic = std::move(topic), max_records, wait_for_topic, timeout] {
+        return read_log(bootstrap_servers_, user_, topic, max_records, wait_for_topic, timeout);
+      });
+  co_return co_await std::move(op);
+}
+
+boost::asio::awaitable<kafka_result<std::int64_t>> plan_log_client::async_append(
+    std::string topic, std::string key, std::string value, std::chrono::milliseconds timeout) {
+  auto op = detail::run_blocking<kafka_result<std::int64_t>>(
+      pool_.get_executor(),
+      [this, topic = std::move(topic), key = std::move(key), value = std::move(value), timeout] {
+        return append_log(bootstrap_servers_, user_, topic, key, value, timeout);
+      });
+  co_return co_await std::move(op);
 }
 
 }  // namespace streamt::kafka

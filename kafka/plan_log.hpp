@@ -10,11 +10,14 @@
 // nothing committed, but only one claim can come first in the log.
 //
 // Three blocking calls, each with its own deadline; run them off the
-// io_context (producer::async_* runs them on its transactional pool, which
-// is idle during start-up).
+// io_context: plan_log_client (below) runs them on a thread of its own, so a
+// start claims its plan while the producer initialises transactions.
 
 #include "kafka/config.hpp"
 #include "kafka/error.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <librdkafka/rdkafka.h>
 
@@ -45,8 +48,11 @@ struct log_contents {
 // record per claim, a few hundred bytes). An existing topic is left as it
 // is. `rk` is any client handle (the admin request rides on it).
 // A refusal (no Create ACL) is an error like any other: the caller decides
-// whether a topic an administrator made may still be there.
-error_report create_log_topic(rd_kafka_t* rk, const std::string& topic, std::chrono::milliseconds timeout);
+// whether a topic an administrator made may still be there. True: this call
+// created it (so it is empty, and nothing was appended before this answer);
+// false: it was there.
+kafka_result<bool> create_log_topic(rd_kafka_t* rk, const std::string& topic,
+                                    std::chrono::milliseconds timeout);
 
 // Every record of partition 0 of `topic` from its start to its end as of
 // the read (under read_committed, through partition_reader: no group), in
@@ -68,5 +74,33 @@ kafka_result<log_contents> read_log(const std::string& bootstrap_servers, const 
 kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, const settings& user,
                                       const std::string& topic, const std::string& key,
                                       const std::string& value, std::chrono::milliseconds timeout);
+
+// The three calls as awaitables for a start-up: each runs on this client's
+// one pool thread and completes on the awaiting coroutine's executor. The
+// topic is created through `admin`'s handle (any client: the request rides
+// on it), which must outlive this client; reads and writes make clients of
+// their own with `user`'s settings. Destruction waits for a call under way.
+class plan_log_client {
+ public:
+  plan_log_client(rd_kafka_t* admin, std::string bootstrap_servers, settings user);
+  ~plan_log_client();
+  plan_log_client(const plan_log_client&) = delete;
+  plan_log_client& operator=(const plan_log_client&) = delete;
+
+  boost::asio::awaitable<kafka_result<bool>> async_create(std::string topic,
+                                                          std::chrono::milliseconds timeout);
+  boost::asio::awaitable<kafka_result<log_contents>> async_read(std::string topic, std::size_t max_records,
+                                                                bool wait_for_topic,
+                                                                std::chrono::milliseconds timeout);
+  boost::asio::awaitable<kafka_result<std::int64_t>> async_append(std::string topic, std::string key,
+                                                                  std::string value,
+                                                                  std::chrono::milliseconds timeout);
+
+ private:
+  rd_kafka_t* admin_;
+  std::string bootstrap_servers_;
+  settings user_;
+  boost::asio::thread_pool pool_{1};
+};
 
 }  // namespace streamt::kafka

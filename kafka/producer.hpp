@@ -201,22 +201,6 @@ class producer {
       std::vector<std::string> topics, std::vector<std::string> keys, std::chrono::milliseconds timeout);
 
   // The code of the producer's fatal error, or NO_ERROR if it has none.
-  // The plan log (plan_log.hpp), on the transactional pool: start-up only,
-  // before init_transactions' first use of it matters. The topic is created
-  // through this producer's handle; reads and writes use clients of their
-  // own with `user`'s settings.
-  boost::asio::awaitable<error_report> async_create_log_topic(std::string topic,
-                                                              std::chrono::milliseconds timeout);
-  boost::asio::awaitable<kafka_result<log_contents>> async_read_log(std::string bootstrap_servers,
-                                                                    settings user, std::string topic,
-                                                                    std::size_t max_records,
-                                                                    bool wait_for_topic,
-                                                                    std::chrono::milliseconds timeout);
-  boost::asio::awaitable<kafka_result<std::int64_t>> async_append_log(std::string bootstrap_servers,
-                                                                      settings user, std::string topic,
-                                                                      std::string key, std::string value,
-                                                                      std::chrono::milliseconds timeout);
-
   rd_kafka_resp_err_t fatal_cause() const noexcept;
   // The transaction.timeout.ms in force (the user's, or librdkafka's
   // default): the longest a transaction may stay open before the broker

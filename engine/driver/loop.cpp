@@ -98,32 +98,19 @@ asio::awaitable<void> runtime::loop() {
         a = session_.on(std::move(outcome));
         break;
       }
-      case act::cap_batches: {
-        auto op = cap_batches();
+      case act::together: {
+        auto op = together(std::move(a.steps));
         auto outcome = co_await std::move(op);
         a = session_.on(std::move(outcome));
         break;
       }
-      case act::init_transactions: {
-        auto op = init_transactions(a.slice);
-        auto outcome = co_await std::move(op);
-        a = session_.on(std::move(outcome));
-        break;
-      }
-      case act::create_plan_log: {
-        auto op = create_plan_log(a);
-        auto outcome = co_await std::move(op);
-        a = session_.on(std::move(outcome));
-        break;
-      }
-      case act::read_plan_log: {
-        auto op = read_plan_log(a);
-        auto outcome = co_await std::move(op);
-        a = session_.on(std::move(outcome));
-        break;
-      }
+      case act::cap_batches:
+      case act::init_transactions:
+      case act::create_plan_log:
+      case act::read_plan_log:
       case act::append_claim: {
-        auto op = append_claim(a);
+        // The steps of a together round; one alone is a round of one.
+        auto op = together({std::move(a)});
         auto outcome = co_await std::move(op);
         a = session_.on(std::move(outcome));
         break;

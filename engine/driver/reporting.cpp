@@ -45,6 +45,7 @@ struct record_fields {
 // What the session's decision is worth a line in the log for, once.
 void runtime::log_decision(ss::action& a) {
   if (!a.info.empty()) STREAMT_LOG(log_, info) << a.info;
+  for (ss::action& step : a.steps) log_decision(step);
   if (!a.warning.empty()) {
     // A dead-letter line is about the record dead-lettered.
     const std::optional<invalid_record>& about = a.kind == act::dead_letter ? a.dead : a.record;

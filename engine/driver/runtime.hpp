@@ -27,6 +27,7 @@
 #include "engine/session/session.hpp"
 #include "engine/state_dir.hpp"
 #include "kafka/consumer.hpp"
+#include "kafka/plan_log.hpp"
 #include "kafka/producer.hpp"
 #include "operators/stage_pipeline.hpp"
 #include "plan/plan.hpp"
@@ -83,6 +84,8 @@ class runtime {
   ss::prepared prepare();
   std::string make_producer(const kafka::settings& producer_settings);
   asio::awaitable<ss::topics_listed> list_topics(std::chrono::milliseconds slice);
+  asio::awaitable<ss::steps_done> together(std::vector<ss::action> steps);
+  asio::awaitable<ss::step_outcome> start_step(ss::action a);
   asio::awaitable<ss::batches_capped> cap_batches();
   asio::awaitable<ss::transactions_initialised> init_transactions(std::chrono::milliseconds slice);
   asio::awaitable<ss::plan_log_created> create_plan_log(const ss::action& a);
@@ -139,6 +142,9 @@ class runtime {
   std::string lineage_;
   std::unique_ptr<kafka::producer> producer_;
   std::unique_ptr<kafka::consumer> consumer_;
+  // The plan log's calls, on a thread of their own (start-up only; its
+  // topic is created through the consumer's handle, so it goes first).
+  std::unique_ptr<kafka::plan_log_client> plan_log_;
   std::optional<kafka_sink> sink_;
   std::shared_ptr<metrics> metrics_;
   // The last poll's batch: its records (views_ point into it) until the

@@ -13,9 +13,17 @@
 #include "kafka/jaas.hpp"
 #include "plan/plan_json.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include <algorithm>
 #include <charconv>
+#include <exception>
 #include <map>
+#include <stdexcept>
 
 namespace streamt::engine::driver {
 
@@ -103,6 +111,8 @@ ss::prepared runtime::prepare() {
                                           options_.static_membership ? txn_id_ : std::string(), settings_);
   if (!consumer) return refused(ss::start_refusal::settings, consumer.error().message);
   consumer_ = std::move(*consumer);
+  plan_log_ = std::make_unique<kafka::plan_log_client>(consumer_->native_handle(), options_.bootstrap_servers,
+                                                       settings_);
   return ready;
 }
 
@@ -118,6 +128,58 @@ std::string runtime::make_producer(const kafka::settings& producer_settings) {
                 plan::digest(plan_), options_.lineage_header);
   sink_->rules(sink_rules_);
   return {};
+}
+
+// A round of start-up steps the session found independent of each other
+// (start_up.hpp: the producer's and the plan log's), performed at the same
+// time; the outcomes go back together, in the order of the steps, once every
+// step is done, so nothing is under way when the session decides next. The
+// producer's calls run on its transactional thread, the plan log's on the
+// log client's.
+asio::awaitable<ss::steps_done> runtime::together(std::vector<ss::action> steps) {
+  using step_op = decltype(asio::co_spawn(ex_, start_step({}), asio::deferred));
+  std::vector<step_op> ops;
+  ops.reserve(steps.size());
+  for (ss::action& a : steps) ops.push_back(asio::co_spawn(ex_, start_step(std::move(a)), asio::deferred));
+  auto group = asio::experimental::make_parallel_group(std::move(ops));
+  auto [order, crashed, outcomes] =
+      co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+  (void)order;
+  for (const std::exception_ptr& e : crashed)
+    if (e) std::rethrow_exception(e);
+  co_return ss::steps_done{std::move(outcomes)};
+}
+
+// One step of a round. Blocking calls ignore cancellation, and each step is
+// bounded by its own slice or timeout: a stop is fed by the loop once the
+// round is over.
+asio::awaitable<ss::step_outcome> runtime::start_step(ss::action a) {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  switch (a.kind) {
+    case ss::act::cap_batches: {
+      auto op = cap_batches();
+      co_return co_await std::move(op);
+    }
+    case ss::act::init_transactions: {
+      auto op = init_transactions(a.slice);
+      co_return co_await std::move(op);
+    }
+    case ss::act::create_plan_log: {
+      auto op = create_plan_log(a);
+      co_return co_await std::move(op);
+    }
+    case ss::act::read_plan_log: {
+      auto op = read_plan_log(a);
+      co_return co_await std::move(op);
+    }
+    case ss::act::append_claim: {
+      auto op = append_claim(a);
+      co_return co_await std::move(op);
+    }
+    default:
+      break;
+  }
+  throw std::logic_error("not a start-up step: " + std::string(ss::to_string(a.kind)));
 }
 
 // The cluster's topic names, for one slice (streamt never creates topics: a
@@ -208,18 +270,26 @@ asio::awaitable<ss::transactions_initialised> runtime::init_transactions(std::ch
 }
 
 // The plan log (session/claims.hpp): created if missing, read to its end,
-// appended to; each within --connect-timeout-ms.
+// appended to; each for one slice (the session asks again).
 asio::awaitable<ss::plan_log_created> runtime::create_plan_log(const ss::action& a) {
-  auto op = producer_->async_create_log_topic(a.topic, options_.connect_timeout);
-  kafka::error_report e = co_await std::move(op);
-  co_return ss::plan_log_created{failure_of(e)};
+  ss::plan_log_created out;
+  out.called = steady_clock::now();
+  auto op = plan_log_->async_create(a.topic, a.slice);
+  kafka::kafka_result<bool> created = co_await std::move(op);
+  out.now = steady_clock::now();
+  if (created)
+    out.created = *created;
+  else
+    out.result = failure_of(created.error());
+  co_return out;
 }
 
 asio::awaitable<ss::plan_log_read> runtime::read_plan_log(const ss::action& a) {
-  auto op = producer_->async_read_log(options_.bootstrap_servers, settings_, a.topic, max_plan_log_records,
-                                      !a.must_exist, options_.connect_timeout);
-  kafka::kafka_result<kafka::log_contents> log = co_await std::move(op);
   ss::plan_log_read out;
+  out.called = steady_clock::now();
+  auto op = plan_log_->async_read(a.topic, max_plan_log_records, !a.must_exist, a.slice);
+  kafka::kafka_result<kafka::log_contents> log = co_await std::move(op);
+  out.now = steady_clock::now();
   if (log) {
     out.end = log->end;
     out.log = log_of(std::move(log->records));
@@ -229,10 +299,11 @@ asio::awaitable<ss::plan_log_read> runtime::read_plan_log(const ss::action& a) {
 }
 
 asio::awaitable<ss::claim_appended> runtime::append_claim(const ss::action& a) {
-  auto op = producer_->async_append_log(options_.bootstrap_servers, settings_, a.topic,
-                                        plan_.identity.application_id, a.claim, options_.connect_timeout);
-  kafka::kafka_result<std::int64_t> at = co_await std::move(op);
   ss::claim_appended out;
+  out.called = steady_clock::now();
+  auto op = plan_log_->async_append(a.topic, plan_.identity.application_id, a.claim, a.slice);
+  kafka::kafka_result<std::int64_t> at = co_await std::move(op);
+  out.now = steady_clock::now();
   if (at)
     out.at = *at;
   else
@@ -243,6 +314,7 @@ asio::awaitable<ss::claim_appended> runtime::append_claim(const ss::action& a) {
 // Kafka admitted the start: the state directory is written, and what the run
 // before this one left in it is said.
 ss::state_committed runtime::commit_state() {
+  plan_log_.reset();  // the claim stands: its thread is not needed again
   if (result<void> committed = state_->commit(); !committed) return {committed.error().message};
   report_previous_run();
   return {};

@@ -35,6 +35,8 @@ enum class act {
   append_claim,   // append `claim` to `topic` → claim_appended
   commit_state,   // write the state directory → state_committed
   subscribe,      // subscribe to the source topic → subscribed
+  together,       // perform every one of `steps` at the same time; when all are done → steps_done
+                  //   (their outcomes, in the order of `steps`)
   // the run
   poll,          // take up to max_records, waiting no longer than commit_at if set (→ commit_due:
                  //   an open transaction's deadline, or a stop's wait for the first assignment);
@@ -71,6 +73,7 @@ struct action {
   std::string topic;                           // create_plan_log, read_plan_log, append_claim
   bool must_exist = false;                     // read_plan_log
   std::string claim;                           // append_claim: the claim record's value
+  std::vector<action> steps;                   // together: start-up steps independent of each other
   // What the decision is worth a line in the log for (the driver logs it).
   std::string info;
   std::string warning;

@@ -31,6 +31,8 @@ std::string_view to_string(act a) noexcept {
       return "commit_state";
     case act::subscribe:
       return "subscribe";
+    case act::together:
+      return "together";
     case act::poll:
       return "poll";
     case act::begin:

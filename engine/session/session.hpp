@@ -229,8 +229,7 @@ struct assignment_refused {
   std::string message;
 };
 
-using event = std::variant<starting, prepared, topics_listed, batches_capped, transactions_initialised,
-                           plan_log_created, plan_log_read, claim_appended, state_committed, subscribed,
+using event = std::variant<starting, prepared, topics_listed, steps_done, state_committed, subscribed,
                            started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
                            offsets_sent, commit_returned, abort_returned, rewound, retry_elapsed, revoked,
                            given_up, assigned, run_failed, client_failed, assignment_refused, dead_lettered>;

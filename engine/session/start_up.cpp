@@ -22,6 +22,12 @@ bool log_refused(const failure& e) {
 // How often a start-up wait for the brokers says it still waits.
 constexpr auto still_waiting_every = std::chrono::seconds(30);
 
+// A refused start: its status and its line, from parts.
+template <class... Parts>
+std::optional<ending> ends(run_status status, Parts&&... message) {
+  return ending{status, (std::string() + ... + std::forward<Parts>(message)), {}};
+}
+
 }  // namespace
 
 start_up::start_up(start_config c)
@@ -45,21 +51,23 @@ start_step start_up::begin() {
   return ask(act::prepare);
 }
 
-std::string_view start_up::where() const noexcept {
+std::string start_up::where() const {
   switch (phase_) {
     case phase::preparing:
       return "before the brokers were asked anything";
     case phase::listing:
     case phase::pausing:
       return "before the brokers answered";
-    case phase::capping:
-      return "while reading the topics' limits";
-    case phase::initialising:
-      return "while initialising transactions";
-    case phase::creating_log:
-    case phase::reading_log:
-    case phase::appending:
-      return "while claiming the application in its plan log";
+    case phase::branches: {
+      std::string producer;
+      if (producer_ == producer_step::capping) producer = "reading the topics' limits";
+      if (producer_ == producer_step::initialising) producer = "initialising transactions";
+      const std::string log =
+          log_ == log_step::ready ? std::string() : "claiming the application in its plan log";
+      if (producer.empty()) return "while " + log;
+      if (log.empty()) return "while " + producer;
+      return "while " + producer + " and " + log;
+    }
     case phase::committing:
     case phase::subscribing:
       return "before joining the group";
@@ -129,7 +137,7 @@ start_step start_up::on(const topics_listed& e) {
                 ", or this client's principal may not Describe it (brokers with ACLs list only what it may); "
                 "streamt does not create topics: create it with the partitions and retention you want, or "
                 "grant Describe on it");
-    return after_topics();
+    return branches(e.names->contains(log_topic_));
   }
   last_list_called_ = e.called;
   last_list_error_ = e.error;
@@ -162,18 +170,59 @@ start_step start_up::waited() {
   return s;
 }
 
-start_step start_up::after_topics() {
-  if (!config_.cap_batches) return init_transactions();
-  phase_ = phase::capping;
-  return ask(act::cap_batches);
+// ---- the two branches -----------------------------------------------------------
+
+// The producer's steps and the plan log's, at the same time: neither waits
+// for the other, and the start is admitted when both are done. A log the
+// topic list names exists (a restart, the common case), and is not created
+// again.
+start_step start_up::branches(bool log_listed) {
+  phase_ = phase::branches;
+  start_step s = ask(act::together);
+  if (config_.cap_batches) {
+    producer_ = producer_step::capping;
+    action cap;
+    cap.kind = act::cap_batches;
+    s.next.steps.push_back(std::move(cap));
+  } else {
+    s.next.steps.push_back(init_transactions());
+  }
+  if (!config_.claim_plans) {
+    log_ = log_step::ready;
+  } else if (log_listed) {
+    s.next.steps.push_back(read_log());
+  } else {
+    log_ = log_step::creating;
+    s.next.steps.push_back(log_step_action(act::create_plan_log));
+  }
+  return s;
 }
 
-start_step start_up::on(const batches_capped& e) {
-  if (!e.refused.empty()) return fail(run_status::rejected_config, e.refused);
-  return init_transactions();
+// One round's outcomes, each to its branch: the next round holds the
+// branches' next steps; with none left, the start is admitted. A refusal in
+// either branch ends the start (the other branch's step of the round is
+// done too: nothing is left under way).
+start_step start_up::on(const steps_done& e) {
+  std::vector<action> next;
+  std::string info;
+  for (const step_outcome& o : e.outcomes) {
+    branch_step b = std::visit([this](const auto& x) { return step(x); }, o);
+    if (b.end) return fail(b.end->status, std::move(b.end->message));
+    if (b.next) next.push_back(std::move(*b.next));
+    if (!b.info.empty()) info = std::move(b.info);
+  }
+  start_step s = next.empty() ? commit_state() : ask(act::together);
+  s.next.steps = std::move(next);
+  s.next.info = std::move(info);
+  return s;
 }
 
-// ---- transactions ------------------------------------------------------------------
+// ---- the producer's branch -----------------------------------------------------------
+
+start_up::branch_step start_up::step(const batches_capped& e) {
+  if (!e.refused.empty()) return {.end = ends(run_status::rejected_config, e.refused)};
+  return {.next = init_transactions()};
+}
 
 // init_transactions fences any older instance with our transactional id and
 // resolves a transaction it left open, before anything is consumed. In
@@ -184,12 +233,13 @@ start_step start_up::on(const batches_capped& e) {
 // --stall-timeout-ms: before the slices, one call waited 120 s and was
 // tried five times, whatever the user had set, and a stop was not seen
 // until it returned.
-start_step start_up::init_transactions(std::string warning) {
-  phase_ = phase::initialising;
-  start_step s = ask(act::init_transactions);
-  s.next.slice = config_.call_slice;
-  s.next.warning = std::move(warning);
-  return s;
+action start_up::init_transactions(std::string warning) {
+  producer_ = producer_step::initialising;
+  action a;
+  a.kind = act::init_transactions;
+  a.slice = config_.call_slice;
+  a.warning = std::move(warning);
+  return a;
 }
 
 std::optional<std::string> start_up::refusal(const failure& e, std::string_view call) const {
@@ -197,31 +247,32 @@ std::optional<std::string> start_up::refusal(const failure& e, std::string_view 
                       config_.sink_topic, config_.application_id);
 }
 
-start_step start_up::on(const transactions_initialised& e) {
+start_up::branch_step start_up::step(const transactions_initialised& e) {
   if (!init_began_) init_began_ = e.called;
-  if (!e.result.failed()) return claim();
+  if (!e.result.failed()) {
+    producer_ = producer_step::ready;
+    return {};
+  }
   if (e.result.transaction_timeout_refused)
-    return fail(
-        run_status::rejected_config,
-        "the brokers refuse transaction.timeout.ms " + std::to_string(transaction_timeout_.count()) +
-            " (init_transactions: " + e.result.message +
-            "): it must be at most the brokers' transaction.max.timeout.ms (900000 by default); lower "
-            "-X transaction.timeout.ms");
+    return {.end =
+                ends(run_status::rejected_config, "the brokers refuse transaction.timeout.ms ",
+                     std::to_string(transaction_timeout_.count()), " (init_transactions: ", e.result.message,
+                     "): it must be at most the brokers' transaction.max.timeout.ms (900000 by default); "
+                     "lower -X transaction.timeout.ms")};
   if (std::optional<std::string> line = refusal(e.result, "init_transactions"))
-    return fail(run_status::unavailable, std::move(*line));
+    return {.end = ends(run_status::unavailable, std::move(*line))};
   const bool no_answer = e.result.timed_out || e.result.what == condition::retriable;
   if (!no_answer)
-    return fail(run_status::unavailable,
-                "the broker refused transactions (init_transactions: " + e.result.message +
-                    "); exactly-once needs a broker with transactions enabled and "
-                    "transaction.state.log.min.isr satisfiable");
+    return {.end = ends(run_status::unavailable,
+                        "the broker refused transactions (init_transactions: ", e.result.message,
+                        "); exactly-once needs a broker with transactions enabled and "
+                        "transaction.state.log.min.isr satisfiable")};
   const clock::duration waited = e.now - *init_began_;
   if (waited >= config_.stall_timeout)
-    return fail(run_status::unavailable,
-                "the brokers have not completed init_transactions for " + whole_seconds(waited) +
-                    " (the stall timeout, --stall-timeout-ms): " + e.result.message +
-                    "; check that the brokers are up and that the transaction coordinator (the leader of "
-                    "the __transaction_state partition of this transactional id) is available");
+    return {.end = ends(run_status::unavailable, "the brokers have not completed init_transactions for ",
+                        whole_seconds(waited), " (the stall timeout, --stall-timeout-ms): ", e.result.message,
+                        "; check that the brokers are up and that the transaction coordinator (the leader "
+                        "of the __transaction_state partition of this transactional id) is available")};
   std::string warning;
   // A slice that ended with the call under way is no news; a wait that
   // lasts is, every 30 s, and so is a retriable error of the brokers'.
@@ -235,23 +286,16 @@ start_step start_up::on(const transactions_initialised& e) {
                         " (--stall-timeout-ms; stop it with SIGTERM)"
                   : "init_transactions: " + e.result.message + " (retrying)";
   }
-  return init_transactions(std::move(warning));
+  return {.next = init_transactions(std::move(warning))};
 }
 
-// ---- the plan log ---------------------------------------------------------------
+// ---- the plan log's branch ---------------------------------------------------------------
 
 // Before anything is consumed, this plan must hold the application id in
 // its plan log (claims.hpp): read the log to its end, and write a claim
 // where succession allows one, then read it again, until this plan stands
 // or is refused. A few rounds at most: each lost round means another
 // instance's claim came first, and the next round decides against it.
-start_step start_up::claim() {
-  if (!config_.claim_plans) return commit_state();
-  phase_ = phase::creating_log;
-  start_step s = ask(act::create_plan_log);
-  s.next.topic = log_topic_;
-  return s;
-}
 
 namespace {
 std::string grant_log(const std::string& topic) {
@@ -260,72 +304,128 @@ std::string grant_log(const std::string& topic) {
 }
 }  // namespace
 
-start_step start_up::on(const plan_log_created& e) {
+// A plan log step for one slice.
+action start_up::log_step_action(act kind) {
+  action a;
+  a.kind = kind;
+  a.topic = log_topic_;
+  a.slice = config_.call_slice;
+  return a;
+}
+
+// A plan log call the brokers did not answer within its slice (they
+// answered the topic list a moment ago): asked again, as init_transactions
+// is, until --stall-timeout-ms from the first unanswered one. One call
+// bounded by --connect-timeout-ms instead kept a stop waiting that long, and
+// a round ends only when its every step has.
+std::optional<start_up::branch_step> start_up::unanswered(const failure& e, clock::time_point called,
+                                                          clock::time_point now, action again) {
+  if (!e.failed()) {
+    log_unanswered_since_.reset();
+    return std::nullopt;
+  }
+  if (!e.timed_out && !e.transient) return std::nullopt;
+  if (!log_unanswered_since_) log_unanswered_since_ = called;
+  const clock::duration waited = now - *log_unanswered_since_;
+  if (waited >= config_.stall_timeout)
+    return branch_step{.end = ends(run_status::unavailable, "the brokers have not answered for the plan log ",
+                                   log_topic_, " for ", whole_seconds(waited),
+                                   " (the stall timeout, --stall-timeout-ms): ", e.message,
+                                   "; check that the brokers are up")};
+  if (waited >= std::chrono::seconds(5) && (!log_warned_ || now - *log_warned_ >= still_waiting_every)) {
+    log_warned_ = now;
+    again.warning = "the brokers have not answered for the plan log " + log_topic_ + " for " +
+                    whole_seconds(waited) + ": " + e.message + "; still waiting, up to " +
+                    whole_seconds(config_.stall_timeout) + " (--stall-timeout-ms; stop it with SIGTERM)";
+  }
+  return branch_step{.next = std::move(again)};
+}
+
+start_up::branch_step start_up::step(const plan_log_created& e) {
+  if (std::optional<branch_step> wait =
+          unanswered(e.result, e.called, e.now, log_step_action(act::create_plan_log)))
+    return std::move(*wait);
   const std::string& topic = log_topic_;
   // A principal without Create may still read and write a plan log an
   // administrator made; only a log that is missing too ends the start.
   create_refused_ = log_refused(e.result);
-  if (e.result.failed() && !create_refused_) {
-    return fail(run_status::unavailable, "the plan log " + topic + ": " + e.result.message);
-  }
+  if (e.result.failed() && !create_refused_)
+    return {.end = ends(run_status::unavailable, "the plan log ", topic, ": ", e.result.message)};
   create_error_ = e.result.message;
-  return read_log();
+  // Created by this call, the log is empty, as a read would find it: the
+  // claim follows at once. Another instance's claim appended meanwhile puts
+  // this one past offset 0, and then the log is read (claim_appended).
+  if (e.created) {
+    ++rounds_;
+    return step(plan_log_read{std::vector<log_record>{}, {}, 0});
+  }
+  return {.next = read_log()};
 }
 
-start_step start_up::read_log() {
-  phase_ = phase::reading_log;
+action start_up::read_log() {
+  log_ = log_step::reading;
   ++rounds_;
-  start_step s = ask(act::read_plan_log);
-  s.next.topic = log_topic_;
-  s.next.must_exist = create_refused_;
-  return s;
+  action a = log_step_action(act::read_plan_log);
+  a.must_exist = create_refused_;
+  return a;
 }
 
-start_step start_up::on(const plan_log_read& e) {
+start_up::branch_step start_up::step(const plan_log_read& e) {
   const std::string& topic = log_topic_;
+  action again = log_step_action(act::read_plan_log);
+  again.must_exist = create_refused_;
+  // A log just created may not be known to every broker yet.
+  failure unknown_yet = e.error;
+  if (!e.log && !create_refused_ && e.error.unknown_topic_or_partition) unknown_yet.transient = true;
+  if (std::optional<branch_step> wait = unanswered(e.log ? failure{} : unknown_yet, e.called, e.now, again))
+    return std::move(*wait);
   if (!e.log) {
     if (create_refused_ && e.error.unknown_topic_or_partition)
-      return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic +
-                                               ": it does not exist, and creating it was refused (" +
-                                               create_error_ + ")" + grant_log(topic));
+      return {.end = ends(run_status::unavailable, "the brokers refuse this client the plan log ", topic,
+                          ": it does not exist, and creating it was refused (", create_error_, ")",
+                          grant_log(topic))};
     if (log_refused(e.error))
-      return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic + ": " +
-                                               e.error.message + grant_log(topic));
-    return fail(run_status::unavailable, "the plan log " + topic + ": " + e.error.message);
+      return {.end = ends(run_status::unavailable, "the brokers refuse this client the plan log ", topic,
+                          ": ", e.error.message, grant_log(topic))};
+    return {.end = ends(run_status::unavailable, "the plan log ", topic, ": ", e.error.message)};
   }
   read_end_ = e.end;
   const std::optional<logged_claim> standing = standing_claim(claims_in(*e.log));
   auto step = next_claim_step(config_.application_id, topic, standing, plan_, instance_id_);
   if (auto* refused = std::get_if<succession_refused>(&step))
-    return fail(run_status::rejected_config, std::move(refused->message));
+    return {.end = ends(run_status::rejected_config, std::move(refused->message))};
   if (auto* stands = std::get_if<plan_stands>(&step)) {
-    start_step s = commit_state();
-    s.next.info = "plan " + plan_.digest + " holds " + config_.application_id + " in its plan log " + topic +
-                  " (claimed at offset " + std::to_string(stands->since) + ")";
-    return s;
+    log_ = log_step::ready;
+    return {.info = "plan " + plan_.digest + " holds " + config_.application_id + " in its plan log " +
+                    topic + " (claimed at offset " + std::to_string(stands->since) + ")"};
   }
   if (rounds_ > config_.max_claim_rounds)
-    return fail(run_status::unavailable,
-                "the plan log " + topic + ": this plan's claim lost " +
-                    std::to_string(config_.max_claim_rounds) +
-                    " times in a row to other instances' claims; restart to try again");
+    return {.end = ends(run_status::unavailable, "the plan log ", topic, ": this plan's claim lost ",
+                        std::to_string(config_.max_claim_rounds),
+                        " times in a row to other instances' claims; restart to try again")};
   write_claim& w = std::get<write_claim>(step);
-  phase_ = phase::appending;
-  start_step s = ask(act::append_claim);
-  s.next.topic = topic;
-  s.next.claim = to_claim_record(w.claim);
-  s.next.info = std::move(w.note);
+  log_ = log_step::appending;
+  action a = log_step_action(act::append_claim);
+  a.claim = to_claim_record(w.claim);
+  pending_append_ = a;
+  a.info = std::move(w.note);
   pending_replaces_ = w.claim.replaces;
-  return s;
+  return {.next = std::move(a)};
 }
 
-start_step start_up::on(const claim_appended& e) {
+start_up::branch_step start_up::step(const claim_appended& e) {
+  // Asked again, the claim may be written twice: the second names a plan
+  // that no longer stands as the one it replaces, so it is no claim, and
+  // landing past the read's end sends this start to read the log again.
+  if (std::optional<branch_step> wait =
+          unanswered(e.at ? failure{} : e.error, e.called, e.now, pending_append_))
+    return std::move(*wait);
   const std::string& topic = log_topic_;
   if (!e.at) {
     if (log_refused(e.error))
-      return fail(run_status::unavailable, "the brokers refuse this client the plan log " + topic + ": " +
-                                               e.error.message + grant_log(topic));
-    return fail(run_status::unavailable, "the plan log " + topic + ": " + e.error.message);
+      return {.end = ends(run_status::unavailable, "the brokers refuse this client the plan log ", topic,
+                          ": ", e.error.message, grant_log(topic))};
+    return {.end = ends(run_status::unavailable, "the plan log ", topic, ": ", e.error.message)};
   }
   const std::string claimed =
       "claimed " + config_.application_id + " for plan " + plan_.digest + " at offset " +
@@ -335,13 +435,12 @@ start_step start_up::on(const claim_appended& e) {
   // which replaces the claim that stood, so it stands. Anywhere later,
   // another claim came between, and only reading again tells which stands.
   if (*e.at == read_end_) {
-    start_step s = commit_state();
-    s.next.info = claimed + " (no other claim came between: it stands)";
-    return s;
+    log_ = log_step::ready;
+    return {.info = claimed + " (no other claim came between: it stands)"};
   }
-  start_step s = read_log();
-  s.next.info = claimed;
-  return s;
+  action again = read_log();
+  again.info = claimed;
+  return {.next = std::move(again)};
 }
 
 // ---- admitted ---------------------------------------------------------------------

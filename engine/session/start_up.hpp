@@ -11,20 +11,29 @@
 //                      clients made (nothing reaches a broker)
 //   list_topics        in slices, until the brokers answer or
 //                      --connect-timeout-ms has passed
-//   cap_batches        batch.size capped to the topics' max.message.bytes
-//   init_transactions  in slices: a stop is seen within one, and once the
+//   then two branches at the same time (act::together, one round after
+//   another; a round ends when each of its steps has):
+//     the producer     cap_batches (batch.size capped to the topics'
+//                      max.message.bytes), then init_transactions in
+//                      slices: a stop is seen within one, and once the
 //                      brokers have answered the start waits for them as a
 //                      running engine does, up to --stall-timeout-ms
-//   plan log           created, read, claimed, and read again unless the
-//                      claim landed where the read ended (claims.hpp); a
-//                      few rounds at most
+//     the plan log     created (unless the topic list names it), read,
+//                      claimed, and read again unless the claim landed
+//                      where the read ended (claims.hpp); a few rounds at
+//                      most. Each call in slices too: one the brokers do
+//                      not answer is asked again, up to --stall-timeout-ms
 //   commit_state       the state directory written, now that Kafka admitted
-//                      the start
+//                      the start (both branches done)
 //   subscribe          the group joined: the run begins
 //
-// A stop signal at any step ends the start there, cleanly: nothing is open
-// and no group was joined (run_session::handle(stop_seen)); where() names
-// the step for the line that says so.
+// The branches do not depend on each other (the plan log has clients and a
+// thread of its own), and the topic list comes first: no plan log is
+// created for a start whose topics are missing, and no step of a branch
+// waits on brokers that have not answered. A stop signal at any step ends
+// the start there, cleanly: nothing is under way between two rounds,
+// nothing is open and no group was joined (run_session::handle(stop_seen));
+// where() names the steps for the line that says so.
 
 #include "engine/session/action.hpp"
 #include "engine/session/claims.hpp"
@@ -37,6 +46,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace streamt::engine::session {
@@ -91,17 +101,32 @@ struct transactions_initialised {
   clock::time_point called;
   clock::time_point now;
 };
+// The plan log's steps each ask the brokers for at most one slice
+// (action::slice): `called` and `now` bound the wait for an answer.
 struct plan_log_created {
   failure result;
+  bool created = false;  // by this call: the log is empty, and needs no read
+  clock::time_point called{};
+  clock::time_point now{};
 };
 struct plan_log_read {
   std::optional<std::vector<log_record>> log;  // nullopt: `error` says why
   failure error;
   std::int64_t end = 0;  // the offset the log was read to
+  clock::time_point called{};
+  clock::time_point now{};
 };
 struct claim_appended {
   std::optional<std::int64_t> at;  // the claim's offset; nullopt: `error` says why
   failure error;
+  clock::time_point called{};
+  clock::time_point now{};
+};
+// The outcomes of one act::together round, in the order of its steps.
+using step_outcome =
+    std::variant<batches_capped, transactions_initialised, plan_log_created, plan_log_read, claim_appended>;
+struct steps_done {
+  std::vector<step_outcome> outcomes;
 };
 struct state_committed {
   std::string error;  // empty: written
@@ -128,16 +153,12 @@ class start_up {
   start_step on(const prepared& e);
   start_step on(const topics_listed& e);
   start_step waited();  // the pause between two topic lists ended
-  start_step on(const batches_capped& e);
-  start_step on(const transactions_initialised& e);
-  start_step on(const plan_log_created& e);
-  start_step on(const plan_log_read& e);
-  start_step on(const claim_appended& e);
+  start_step on(const steps_done& e);
   start_step on(const state_committed& e);
   start_step on(const subscribed& e);
 
-  // The step under way, for the line a stop during start-up gets.
-  std::string_view where() const noexcept;
+  // The steps under way, for the line a stop during start-up gets.
+  std::string where() const;
   // This plan and instance, once prepared: what succession compares each
   // partition's lineage with.
   const our_plan& plan() const noexcept { return plan_; }
@@ -148,29 +169,47 @@ class start_up {
     preparing,
     listing,
     pausing,
-    capping,
-    initialising,
-    creating_log,
-    reading_log,
-    appending,
+    branches,  // the producer's and the plan log's steps (act::together)
     committing,
     subscribing,
     done,
   };
+  enum class producer_step { capping, initialising, ready };
+  enum class log_step { creating, reading, appending, ready };
+
+  // What one outcome means for its branch: its next step, none (the branch
+  // is done, `info` its line), or the end of the start.
+  struct branch_step {
+    std::optional<action> next{};
+    std::optional<ending> end{};
+    std::string info{};
+  };
 
   start_step list_topics();
-  start_step after_topics();
-  start_step init_transactions(std::string warning = {});
-  start_step claim();
-  start_step read_log();
+  start_step branches(bool log_listed);
   start_step commit_state();
   start_step ask(act kind);
   start_step fail(run_status s, std::string message);
   std::optional<std::string> refusal(const failure& e, std::string_view call) const;
 
+  // The producer's branch.
+  branch_step step(const batches_capped& e);
+  branch_step step(const transactions_initialised& e);
+  action init_transactions(std::string warning = {});
+  // The plan log's branch.
+  branch_step step(const plan_log_created& e);
+  branch_step step(const plan_log_read& e);
+  branch_step step(const claim_appended& e);
+  action read_log();
+  action log_step_action(act kind);
+  std::optional<branch_step> unanswered(const failure& e, clock::time_point called, clock::time_point now,
+                                        action again);
+
   start_config config_;
   std::string log_topic_;  // the plan log's (claims.hpp)
   phase phase_ = phase::preparing;
+  producer_step producer_ = producer_step::capping;
+  log_step log_ = log_step::creating;
   our_plan plan_;
   std::string instance_id_;
   std::chrono::milliseconds transaction_timeout_{0};
@@ -186,6 +225,11 @@ class start_up {
   bool create_refused_ = false;
   std::string create_error_;
   int rounds_ = 0;
+  // The plan log's brokers have not answered since then (a step asked again
+  // each slice, up to --stall-timeout-ms), and the last line that said so.
+  std::optional<clock::time_point> log_unanswered_since_;
+  std::optional<clock::time_point> log_warned_;
+  action pending_append_;         // the claim being appended, asked again if unanswered
   std::string pending_replaces_;  // the plan the claim being appended replaces
   std::int64_t read_end_ = 0;     // where the last read of the log ended
 };

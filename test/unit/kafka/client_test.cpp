@@ -142,6 +142,20 @@ BOOST_AUTO_TEST_CASE(the_producer_closes_idle_connections_after_15_s_unless_the_
   BOOST_TEST(setting_of((*told)->native_handle(), "connections.max.idle.ms") == "60000");
 }
 
+// The default that keeps a transaction begun right after a commit from
+// waiting 100 ms for the coordinator (kafka/producer.cpp says why); a user's
+// -X value wins over it.
+BOOST_AUTO_TEST_CASE(the_producer_asks_the_coordinator_again_after_20_ms_unless_the_user_sets_another_value) {
+  asio::io_context io;
+  auto plain = k::producer::create(io.get_executor(), "streamt-test-retry", {{"test.mock.num.brokers", "1"}});
+  BOOST_TEST_REQUIRE(plain.has_value(), (plain.has_error() ? plain.error().message : ""));
+  BOOST_TEST(setting_of((*plain)->native_handle(), "retry.backoff.ms") == "20");
+  auto told = k::producer::create(io.get_executor(), "streamt-test-retry",
+                                  {{"test.mock.num.brokers", "1"}, {"retry.backoff.ms", "250"}});
+  BOOST_TEST_REQUIRE(told.has_value(), (told.has_error() ? told.error().message : ""));
+  BOOST_TEST(setting_of((*told)->native_handle(), "retry.backoff.ms") == "250");
+}
+
 // The default that keeps a full prefetch queue from idling the consumer for
 // a second (kafka/consumer.cpp says why); librdkafka before 2.2.0 has no
 // such key, and the engine leaves it out there.

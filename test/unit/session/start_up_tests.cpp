@@ -57,11 +57,32 @@ ss::config bare_start_config() {
   return c;
 }
 
+// Without the plan log: the producer's branch alone, so each round holds one
+// step (the cases about init_transactions' waits).
+ss::config producer_only_config() {
+  ss::config c = start_config();
+  c.start.claim_plans = false;
+  return c;
+}
+
 ss::our_plan our_plan() {
   ss::our_plan p;
   p.digest = "sha256:" + std::string(64, 'a');
   p.output_shape = "sha256:" + std::string(64, 'b');
   return p;
+}
+
+std::vector<act> kinds(const ss::action& a) {
+  std::vector<act> k;
+  for (const ss::action& step : a.steps) k.push_back(step.kind);
+  return k;
+}
+
+const ss::action& step_of(const ss::action& round, act kind) {
+  for (const ss::action& step : round.steps)
+    if (step.kind == kind) return step;
+  BOOST_FAIL("no " << kind << " step in the round");
+  return round;
 }
 
 // A start-up and the driver's side of it: `now` is the test's clock.
@@ -90,24 +111,51 @@ struct start {
     now += took;
     return s.on(ss::topics_listed{std::nullopt, all_brokers_down(), called, now});
   }
-  ss::action initialised(ss::failure e, std::chrono::milliseconds took = 1000ms) {
+
+  // The outcomes of the steps of a round, and the round's end.
+  ss::action round(std::vector<ss::step_outcome> outcomes) {
+    return s.on(ss::steps_done{std::move(outcomes)});
+  }
+  ss::step_outcome init(ss::failure e, std::chrono::milliseconds took = 1000ms) {
     const auto called = now;
     now += took;
-    return s.on(ss::transactions_initialised{std::move(e), called, now});
+    return ss::transactions_initialised{std::move(e), called, now};
   }
   // The whole plan log read, to its end.
-  ss::action log_read() {
-    return s.on(ss::plan_log_read{plan_log, {}, static_cast<std::int64_t>(plan_log.size())});
+  ss::step_outcome read() {
+    return ss::plan_log_read{plan_log, {}, static_cast<std::int64_t>(plan_log.size())};
   }
+  // The round's claim appended: the plan log holds it, at the next offset.
+  ss::step_outcome append(const ss::action& round) {
+    const ss::action& a = step_of(round, act::append_claim);
+    const std::int64_t at = static_cast<std::int64_t>(plan_log.size());
+    plan_log.push_back({at, "orders-app", a.claim});
+    return ss::claim_appended{at, {}};
+  }
+  ss::action initialised(ss::failure e, std::chrono::milliseconds took = 1000ms) {
+    return round({init(std::move(e), took)});
+  }
+  ss::action log_read() { return round({read()}); }
+  ss::action appended(const ss::action& r) { return round({append(r)}); }
 
-  // Up to init_transactions, with a healthy cluster.
+  // Up to init_transactions alone (no plan log), with a healthy cluster.
   ss::action to_init() {
     BOOST_TEST_REQUIRE(begin().kind == act::prepare);
     BOOST_TEST_REQUIRE(prepared().kind == act::list_topics);
-    BOOST_TEST_REQUIRE(listed().kind == act::cap_batches);
-    const ss::action init = s.on(ss::batches_capped{});
-    BOOST_TEST_REQUIRE(init.kind == act::init_transactions);
+    BOOST_TEST_REQUIRE(kinds(listed()) == std::vector<act>{act::cap_batches});
+    const ss::action init = round({ss::batches_capped{}});
+    BOOST_TEST_REQUIRE(kinds(init) == std::vector<act>{act::init_transactions});
     return init;
+  }
+  // Up to the first read of an existing plan log: the round that holds it,
+  // beside init_transactions.
+  ss::action to_read() {
+    begin();
+    prepared();
+    BOOST_TEST_REQUIRE((kinds(listed()) == std::vector<act>{act::cap_batches, act::create_plan_log}));
+    const ss::action r = round({ss::batches_capped{}, ss::plan_log_created{}});
+    BOOST_TEST_REQUIRE((kinds(r) == std::vector<act>{act::init_transactions, act::read_plan_log}));
+    return r;
   }
 
   // Another instance's claim reached the plan log.
@@ -122,20 +170,10 @@ struct start {
     begin();
     prepared(std::move(plan));
     listed();
-    s.on(ss::batches_capped{});
-    initialised({});
-    s.on(ss::plan_log_created{});
-    const ss::action first = log_read();
+    round({ss::batches_capped{}, ss::plan_log_created{}});
+    const ss::action first = round({init(ok()), read()});
     claimed_elsewhere(theirs);
     return appended(first);
-  }
-
-  // The claim appended: the plan log holds it, at the next offset.
-  ss::action appended(const ss::action& append) {
-    BOOST_TEST_REQUIRE(append.kind == act::append_claim);
-    const std::int64_t at = static_cast<std::int64_t>(plan_log.size());
-    plan_log.push_back({at, "orders-app", append.claim});
-    return s.on(ss::claim_appended{at, {}});
   }
 };
 
@@ -143,18 +181,24 @@ struct start {
 
 BOOST_AUTO_TEST_SUITE(start_up)
 
-BOOST_AUTO_TEST_CASE(a_start_checks_topics_initialises_transactions_claims_the_plan_and_then_polls) {
+BOOST_AUTO_TEST_CASE(a_start_checks_topics_then_initialises_transactions_and_claims_the_plan_together) {
   start t;
-  const ss::action init = t.to_init();
-  BOOST_TEST(init.slice == 1000ms);
-  const ss::action create = t.initialised(ok(), 40ms);
-  BOOST_TEST_REQUIRE(create.kind == act::create_plan_log);
-  BOOST_TEST(create.topic == "orders-app-streamt-plans");
-  const ss::action read = t.s.on(ss::plan_log_created{ok()});
-  BOOST_TEST_REQUIRE(read.kind == act::read_plan_log);
-  BOOST_TEST(!read.must_exist);
+  BOOST_TEST_REQUIRE(t.begin().kind == act::prepare);
+  BOOST_TEST_REQUIRE(t.prepared().kind == act::list_topics);
+  // The producer's branch and the plan log's, in rounds of steps performed
+  // at the same time.
+  const ss::action first = t.listed();
+  BOOST_TEST_REQUIRE(first.kind == act::together);
+  BOOST_TEST_REQUIRE((kinds(first) == std::vector<act>{act::cap_batches, act::create_plan_log}));
+  BOOST_TEST(step_of(first, act::create_plan_log).topic == "orders-app-streamt-plans");
+  const ss::action second = t.round({ss::batches_capped{}, ss::plan_log_created{}});
+  BOOST_TEST_REQUIRE((kinds(second) == std::vector<act>{act::init_transactions, act::read_plan_log}));
+  BOOST_TEST(step_of(second, act::init_transactions).slice == 1000ms);
+  BOOST_TEST(!step_of(second, act::read_plan_log).must_exist);
+  const ss::action third = t.round({t.init(ok(), 40ms), t.read()});
+  BOOST_TEST_REQUIRE((kinds(third) == std::vector<act>{act::append_claim}));
   // The claim landed where the read ended: it stands, with no second read.
-  const ss::action commit_state = t.appended(t.log_read());
+  const ss::action commit_state = t.appended(third);
   BOOST_TEST_REQUIRE(commit_state.kind == act::commit_state);
   BOOST_TEST(commit_state.info.find("claimed orders-app for plan sha256:aaa") == 0);
   BOOST_TEST(commit_state.info.find("at offset 0 of orders-app-streamt-plans (no other claim came between: "
@@ -166,12 +210,119 @@ BOOST_AUTO_TEST_CASE(a_start_checks_topics_initialises_transactions_claims_the_p
   BOOST_TEST(t.s.plan().digest == our_plan().digest);
 }
 
+BOOST_AUTO_TEST_CASE(a_plan_log_this_start_created_is_claimed_at_once_without_a_read) {
+  start t;
+  t.begin();
+  t.prepared();
+  t.listed();
+  const ss::action next = t.round({ss::batches_capped{}, ss::plan_log_created{ok(), true}});
+  BOOST_TEST_REQUIRE((kinds(next) == std::vector<act>{act::init_transactions, act::append_claim}));
+  const ss::action commit_state = t.round({t.init(ok()), t.append(next)});
+  BOOST_TEST(commit_state.kind == act::commit_state);
+  BOOST_TEST(commit_state.info.find("it stands") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_plan_log_the_topic_list_names_is_read_without_being_created) {
+  start t;
+  t.begin();
+  t.prepared();
+  const ss::action first = t.listed({"orders", "big-orders", "orders-app-streamt-plans"});
+  BOOST_TEST_REQUIRE((kinds(first) == std::vector<act>{act::cap_batches, act::read_plan_log}));
+  // This plan's own claim stands: nothing is appended.
+  t.claimed_elsewhere({{our_plan().digest, "i-1", our_plan().output_shape, {}}, {}});
+  const ss::action second = t.round({ss::batches_capped{}, t.read()});
+  BOOST_TEST_REQUIRE((kinds(second) == std::vector<act>{act::init_transactions}));
+  BOOST_TEST(second.info.find("holds orders-app in its plan log") != std::string::npos);
+  BOOST_TEST(t.initialised(ok()).kind == act::commit_state);
+}
+
+BOOST_AUTO_TEST_CASE(a_refusal_in_one_branch_ends_the_start_though_the_other_branchs_step_succeeded) {
+  start t;
+  t.begin();
+  t.prepared();
+  t.listed();
+  const ss::action close =
+      t.round({ss::batches_capped{},
+               ss::plan_log_created{
+                   client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_POLICY_VIOLATION), "no policy")}});
+  BOOST_TEST(close.kind == act::close);
+  BOOST_TEST(!close.leave_group);
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message == "the plan log orders-app-streamt-plans: no policy");
+}
+
+// The brokers vanish while the plan log is claimed (tools/faults: a broker
+// killed 0.3 s after the start): each step is asked for a slice, asked
+// again while unanswered, said once to still wait, and fails at the stall
+// timeout; init_transactions, beside it, completed.
+BOOST_AUTO_TEST_CASE(an_unanswered_plan_log_step_is_asked_again_each_slice_until_the_stall_timeout) {
+  start t;
+  const ss::action first = t.to_read();
+  BOOST_TEST(step_of(first, act::read_plan_log).slice == 1000ms);
+  ss::action a = t.round({t.init(ok()), t.read()});
+  BOOST_TEST_REQUIRE((kinds(a) == std::vector<act>{act::append_claim}));
+  const std::string claim = a.steps[0].claim;
+  int slices = 0;
+  int warnings = 0;
+  for (;;) {
+    const auto called = t.now;
+    t.now += 1000ms;
+    a = t.round({ss::claim_appended{std::nullopt,
+                                    client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TIMED_OUT),
+                                           "writing to orders-app-streamt-plans: Local: Timed out"),
+                                    called, t.now}});
+    ++slices;
+    if (a.kind == act::close) break;
+    BOOST_TEST_REQUIRE((kinds(a) == std::vector<act>{act::append_claim}));
+    BOOST_TEST(a.steps[0].claim == claim);  // the same claim, asked again
+    if (!a.steps[0].warning.empty()) ++warnings;
+  }
+  BOOST_TEST(slices == 20);  // --stall-timeout-ms 20000
+  BOOST_TEST(warnings == 1);
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message.find("the brokers have not answered for the plan log "
+                                        "orders-app-streamt-plans for 20 s (the stall timeout") == 0,
+             t.s.outcome().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_while_the_plan_log_waits_for_lost_brokers_ends_the_start_cleanly) {
+  start t;
+  t.to_read();
+  const auto called = t.now;
+  t.now += 1000ms;
+  const ss::action again = t.round(
+      {t.init(ok(), 0ms),
+       ss::plan_log_read{std::nullopt, client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TRANSPORT), "down"),
+                         0, called, t.now}});
+  // Transactions are initialised: the read is asked again alone.
+  BOOST_TEST_REQUIRE((kinds(again) == std::vector<act>{act::read_plan_log}));
+  const ss::action close = t.s.on(ss::stop_seen{graceful});
+  BOOST_TEST(close.kind == act::close);
+  BOOST_TEST(!close.leave_group);
+  BOOST_TEST(close.info.find("(while claiming the application in its plan log)") != std::string::npos,
+             close.info);
+  BOOST_TEST((t.s.outcome().status == run_status::stopped));
+}
+
+BOOST_AUTO_TEST_CASE(a_plan_log_just_created_and_not_yet_known_is_read_again) {
+  start t;
+  t.to_read();
+  const auto called = t.now;
+  t.now += 1000ms;
+  const ss::action again = t.round(
+      {t.init(ok(), 0ms),
+       ss::plan_log_read{std::nullopt,
+                         client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "unknown"),
+                         0, called, t.now}});
+  BOOST_TEST((kinds(again) == std::vector<act>{act::read_plan_log}));
+}
+
 BOOST_AUTO_TEST_CASE(
     without_the_batch_cap_and_the_plan_log_a_start_goes_from_topics_to_transactions_to_the_state) {
   start t(bare_start_config());
   t.begin();
   t.prepared();
-  BOOST_TEST_REQUIRE(t.listed().kind == act::init_transactions);
+  BOOST_TEST_REQUIRE((kinds(t.listed()) == std::vector<act>{act::init_transactions}));
   BOOST_TEST(t.initialised(ok()).kind == act::commit_state);
 }
 
@@ -245,11 +396,11 @@ BOOST_AUTO_TEST_CASE(a_dead_letter_plan_needs_its_dead_letter_topic_too) {
 }
 
 BOOST_AUTO_TEST_CASE(a_producer_the_batch_cap_cannot_make_ends_the_start_with_a_configuration_error) {
-  start t;
+  start t(producer_only_config());
   t.begin();
   t.prepared();
   t.listed();
-  BOOST_TEST(t.s.on(ss::batches_capped{"batch.size: out of range"}).kind == act::close);
+  BOOST_TEST(t.round({ss::batches_capped{"batch.size: out of range"}}).kind == act::close);
   BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
 }
 
@@ -258,7 +409,7 @@ BOOST_AUTO_TEST_CASE(a_producer_the_batch_cap_cannot_make_ends_the_start_with_a_
 // asks again, says once it still waits, and fails at the stall timeout.
 BOOST_AUTO_TEST_CASE(
     init_transactions_without_an_answer_is_asked_again_until_the_stall_timeout_then_unavailable) {
-  start t;
+  start t(producer_only_config());
   t.to_init();
   int warnings = 0;
   int slices = 0;
@@ -266,10 +417,10 @@ BOOST_AUTO_TEST_CASE(
     const ss::action a = t.initialised(slice_ended());
     ++slices;
     if (a.kind == act::close) break;
-    BOOST_TEST_REQUIRE(a.kind == act::init_transactions);
-    if (!a.warning.empty()) {
+    const ss::action& init = step_of(a, act::init_transactions);
+    if (!init.warning.empty()) {
       ++warnings;
-      BOOST_TEST(a.warning.find("the brokers have not completed init_transactions for") == 0);
+      BOOST_TEST(init.warning.find("the brokers have not completed init_transactions for") == 0);
     }
   }
   BOOST_TEST(slices == 20);   // --stall-timeout-ms 20000
@@ -279,9 +430,10 @@ BOOST_AUTO_TEST_CASE(
 }
 
 BOOST_AUTO_TEST_CASE(a_stop_while_init_transactions_waits_for_lost_brokers_ends_the_start_cleanly) {
-  start t;
+  start t(producer_only_config());
   t.to_init();
-  for (int i = 0; i < 5; ++i) BOOST_TEST_REQUIRE(t.initialised(slice_ended()).kind == act::init_transactions);
+  for (int i = 0; i < 5; ++i)
+    BOOST_TEST_REQUIRE((kinds(t.initialised(slice_ended())) == std::vector<act>{act::init_transactions}));
   const ss::action close = t.s.on(ss::stop_seen{graceful});
   BOOST_TEST(close.kind == act::close);
   BOOST_TEST(!close.leave_group);
@@ -323,14 +475,14 @@ BOOST_AUTO_TEST_CASE(a_commit_interval_of_half_the_transaction_timeout_starts) {
 }
 
 BOOST_AUTO_TEST_CASE(a_transaction_timeout_the_brokers_refuse_ends_the_start_as_a_setting_to_fix) {
-  start t;
+  start t(producer_only_config());
   t.begin();
   ss::prepared p;
   p.plan = our_plan();
   p.transaction_timeout = std::chrono::milliseconds(2147483647);
   t.s.on(p);
   t.listed();
-  t.s.on(ss::batches_capped{});
+  t.round({ss::batches_capped{}});
   t.initialised(client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_INVALID_TRANSACTION_TIMEOUT),
                        "Broker: Transaction timeout is larger than the maximum value allowed by the broker"));
   BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
@@ -340,17 +492,16 @@ BOOST_AUTO_TEST_CASE(a_transaction_timeout_the_brokers_refuse_ends_the_start_as_
 }
 
 BOOST_AUTO_TEST_CASE(a_retriable_init_transactions_error_is_logged_and_asked_again) {
-  start t;
+  start t(producer_only_config());
   t.to_init();
   const ss::action again = t.initialised(
       client(k::txn_error_info::retriable_error(RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS), "loading"),
       10ms);
-  BOOST_TEST(again.kind == act::init_transactions);
-  BOOST_TEST(again.warning == "init_transactions: loading (retrying)");
+  BOOST_TEST(step_of(again, act::init_transactions).warning == "init_transactions: loading (retrying)");
 }
 
 BOOST_AUTO_TEST_CASE(an_acl_refusal_of_init_transactions_ends_the_start_with_what_to_grant) {
-  start t;
+  start t(producer_only_config());
   t.to_init();
   t.initialised(
       client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
@@ -362,7 +513,7 @@ BOOST_AUTO_TEST_CASE(an_acl_refusal_of_init_transactions_ends_the_start_with_wha
 }
 
 BOOST_AUTO_TEST_CASE(a_broker_without_transactions_ends_the_start_with_what_it_needs) {
-  start t;
+  start t(producer_only_config());
   t.to_init();
   t.initialised(client(k::txn_error_info::fatal_error(RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION), "unsupported"));
   BOOST_TEST((t.s.outcome().status == run_status::unavailable));
@@ -372,15 +523,18 @@ BOOST_AUTO_TEST_CASE(a_broker_without_transactions_ends_the_start_with_what_it_n
 BOOST_AUTO_TEST_CASE(
     a_plan_log_that_may_not_be_created_and_does_not_exist_ends_the_start_with_what_to_grant) {
   start t;
-  t.to_init();
-  t.initialised(ok());
-  const ss::action read = t.s.on(ss::plan_log_created{
-      client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED), "create refused")});
-  BOOST_TEST_REQUIRE(read.kind == act::read_plan_log);
-  BOOST_TEST(read.must_exist);
-  t.s.on(ss::plan_log_read{
-      std::nullopt,
-      client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "unknown topic")});
+  t.begin();
+  t.prepared();
+  t.listed();
+  const ss::action read = t.round(
+      {ss::batches_capped{},
+       ss::plan_log_created{client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED),
+                                   "create refused")}});
+  BOOST_TEST(step_of(read, act::read_plan_log).must_exist);
+  t.round({t.init(ok()),
+           ss::plan_log_read{
+               std::nullopt,
+               client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "unknown topic")}});
   BOOST_TEST((t.s.outcome().status == run_status::unavailable));
   BOOST_TEST(t.s.outcome().message.find("it does not exist, and creating it was refused (create refused)") !=
              std::string::npos);
@@ -388,16 +542,14 @@ BOOST_AUTO_TEST_CASE(
 
 BOOST_AUTO_TEST_CASE(a_claim_behind_another_instances_claim_of_the_same_plan_reads_again_and_the_plan_holds) {
   start t;
-  t.to_init();
-  t.initialised(ok());
-  t.s.on(ss::plan_log_created{ok()});
-  const ss::action append = t.log_read();
+  t.to_read();
+  const ss::action append = t.round({t.init(ok()), t.read()});
   // Between the read and the append, another instance of this plan claimed.
   t.claimed_elsewhere({{our_plan().digest, "i-2", our_plan().output_shape, {}}, {}});
   const ss::action reread = t.appended(append);
-  BOOST_TEST_REQUIRE(reread.kind == act::read_plan_log);
-  BOOST_TEST(reread.info.find("at offset 1 of orders-app-streamt-plans") != std::string::npos);
-  BOOST_TEST(reread.info.find("it stands") == std::string::npos);
+  const ss::action& read = step_of(reread, act::read_plan_log);
+  BOOST_TEST(read.info.find("at offset 1 of orders-app-streamt-plans") != std::string::npos);
+  BOOST_TEST(read.info.find("it stands") == std::string::npos);
   const ss::action commit_state = t.log_read();
   BOOST_TEST_REQUIRE(commit_state.kind == act::commit_state);
   BOOST_TEST(commit_state.info.find("holds orders-app in its plan log orders-app-streamt-plans (claimed at "
@@ -412,10 +564,9 @@ BOOST_AUTO_TEST_CASE(a_claim_that_lost_its_round_to_a_plan_it_supersedes_claims_
   ours.supersedes = {c};
   start t;
   const ss::action reread = t.claim_behind(ours, {{c, "i-9", our_plan().output_shape, {}}, {}});
-  BOOST_TEST_REQUIRE(reread.kind == act::read_plan_log);
+  BOOST_TEST_REQUIRE((kinds(reread) == std::vector<act>{act::read_plan_log}));
   const ss::action second = t.log_read();
-  BOOST_TEST_REQUIRE(second.kind == act::append_claim);
-  BOOST_TEST(ss::from_claim_record(second.claim).value().replaces == c);
+  BOOST_TEST(ss::from_claim_record(step_of(second, act::append_claim).claim).value().replaces == c);
   const ss::action commit_state = t.appended(second);
   BOOST_TEST_REQUIRE(commit_state.kind == act::commit_state);
   BOOST_TEST(commit_state.info.find("at offset 2 of orders-app-streamt-plans, replacing plan " + c) !=
@@ -429,8 +580,8 @@ BOOST_AUTO_TEST_CASE(a_claim_that_loses_every_round_ends_the_start_unavailable) 
   ss::config cfg = start_config();
   cfg.start.max_claim_rounds = 1;
   start t(cfg);
-  BOOST_TEST_REQUIRE(t.claim_behind(ours, {{c, "i-9", our_plan().output_shape, {}}, {}}).kind ==
-                     act::read_plan_log);
+  BOOST_TEST_REQUIRE((kinds(t.claim_behind(ours, {{c, "i-9", our_plan().output_shape, {}}, {}})) ==
+                      std::vector<act>{act::read_plan_log}));
   BOOST_TEST(t.log_read().kind == act::close);
   BOOST_TEST((t.s.outcome().status == run_status::unavailable));
   BOOST_TEST(t.s.outcome().message.find("this plan's claim lost 1 times in a row") != std::string::npos);
@@ -438,12 +589,10 @@ BOOST_AUTO_TEST_CASE(a_claim_that_loses_every_round_ends_the_start_unavailable) 
 
 BOOST_AUTO_TEST_CASE(a_plan_log_held_by_an_unrelated_plan_refuses_the_start) {
   start t;
-  t.to_init();
-  t.initialised(ok());
-  t.s.on(ss::plan_log_created{ok()});
+  t.to_read();
   ss::plan_claim theirs{{"sha256:" + std::string(64, 'c'), "i-9", "sha256:" + std::string(64, 'd'), {}}, {}};
   t.plan_log.push_back({0, "orders-app", ss::to_claim_record(theirs)});
-  BOOST_TEST(t.log_read().kind == act::close);
+  BOOST_TEST(t.round({t.init(ok()), t.read()}).kind == act::close);
   BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
 }
 
@@ -475,32 +624,30 @@ BOOST_AUTO_TEST_CASE(a_state_directory_that_cannot_be_written_and_a_failed_subsc
 // once, cleanly, with a line that names the step.
 BOOST_AUTO_TEST_CASE(a_stop_before_any_start_up_step_ends_the_run_cleanly_and_names_the_step) {
   using step = std::function<ss::action(start&)>;
+  const step prepared = [](start& t) { return t.prepared(); };
+  const step listed = [](start& t) { return t.listed(); };
+  const step created = [](start& t) { return t.round({ss::batches_capped{}, ss::plan_log_created{}}); };
+  const step read = [](start& t) { return t.round({t.init(ok()), t.read()}); };
+  const step appended = [](start& t) { return t.appended(t.last); };
   const std::vector<std::pair<std::string, std::vector<step>>> stops{
       {"before the brokers were asked anything", {}},
-      {"before the brokers answered", {[](start& t) { return t.prepared(); }}},
-      {"before the brokers answered",
-       {[](start& t) { return t.prepared(); }, [](start& t) { return t.unanswered_list(); }}},
-      {"while reading the topics' limits",
-       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); }}},
+      {"before the brokers answered", {prepared}},
+      {"before the brokers answered", {prepared, [](start& t) { return t.unanswered_list(); }}},
+      {"while reading the topics' limits and claiming the application in its plan log", {prepared, listed}},
+      {"while initialising transactions and claiming the application in its plan log",
+       {prepared, listed, created}},
+      {"while claiming the application in its plan log", {prepared, listed, created, read}},
+      {"before joining the group", {prepared, listed, created, read, appended}},
+      // This plan's claim stands already: the producer's branch is left.
       {"while initialising transactions",
-       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
-        [](start& t) { return t.s.on(ss::batches_capped{}); }}},
-      {"while claiming the application in its plan log",
-       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
-        [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); }}},
-      {"while claiming the application in its plan log",
-       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
-        [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); },
-        [](start& t) { return t.s.on(ss::plan_log_created{ok()}); }}},
-      {"while claiming the application in its plan log",
-       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
-        [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); },
-        [](start& t) { return t.s.on(ss::plan_log_created{ok()}); }, [](start& t) { return t.log_read(); }}},
-      {"before joining the group",
-       {[](start& t) { return t.prepared(); }, [](start& t) { return t.listed(); },
-        [](start& t) { return t.s.on(ss::batches_capped{}); }, [](start& t) { return t.initialised(ok()); },
-        [](start& t) { return t.s.on(ss::plan_log_created{ok()}); }, [](start& t) { return t.log_read(); },
-        [](start& t) { return t.appended(t.last); }}},
+       {prepared,
+        [](start& t) {
+          t.claimed_elsewhere({{our_plan().digest, "i-1", our_plan().output_shape, {}}, {}});
+          return t.listed({"orders", "big-orders", "orders-app-streamt-plans"});
+        },
+        [](start& t) {
+          return t.round({ss::batches_capped{}, t.read()});
+        }}},
   };
   for (const auto& [where, steps] : stops) {
     start t;
