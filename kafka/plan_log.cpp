@@ -162,10 +162,11 @@ kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, cons
   // The delivery report comes within message.timeout.ms; flush serves it.
   (void)rd_kafka_flush(rk.get(), static_cast<int>(timeout.count()) + 1000);
   if (!out.delivered) {
-    // Nothing may call back into `out` once this returns.
+    // Nothing may call back into `out` once this returns. The purged claim
+    // is reported as purged: it timed out all the same (no answer).
     (void)rd_kafka_purge(rk.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
     (void)rd_kafka_flush(rk.get(), 1000);
-    if (!out.delivered) return named(report_of(RD_KAFKA_RESP_ERR__TIMED_OUT), "writing to " + topic);
+    return named(report_of(RD_KAFKA_RESP_ERR__TIMED_OUT), "writing to " + topic);
   }
   // A claim that timed out in the queue had no answer from the brokers: the
   // same as a call that timed out (the caller may ask again).

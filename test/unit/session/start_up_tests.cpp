@@ -125,6 +125,12 @@ struct start {
   ss::step_outcome read() {
     return ss::plan_log_read{plan_log, {}, static_cast<std::int64_t>(plan_log.size())};
   }
+  // A read of the plan log that got no log within its slice.
+  ss::step_outcome unread(ss::failure e) {
+    const auto called = now;
+    now += 1000ms;
+    return ss::plan_log_read{std::nullopt, std::move(e), 0, called, now};
+  }
   // The round's claim appended: the plan log holds it, at the next offset.
   ss::step_outcome append(const ss::action& round) {
     const ss::action& a = step_of(round, act::append_claim);
@@ -288,12 +294,8 @@ BOOST_AUTO_TEST_CASE(an_unanswered_plan_log_step_is_asked_again_each_slice_until
 BOOST_AUTO_TEST_CASE(a_stop_while_the_plan_log_waits_for_lost_brokers_ends_the_start_cleanly) {
   start t;
   t.to_read();
-  const auto called = t.now;
-  t.now += 1000ms;
   const ss::action again = t.round(
-      {t.init(ok(), 0ms),
-       ss::plan_log_read{std::nullopt, client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TRANSPORT), "down"),
-                         0, called, t.now}});
+      {t.init(ok(), 0ms), t.unread(client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TRANSPORT), "down"))});
   // Transactions are initialised: the read is asked again alone.
   BOOST_TEST_REQUIRE((kinds(again) == std::vector<act>{act::read_plan_log}));
   const ss::action close = t.s.on(ss::stop_seen{graceful});
@@ -307,13 +309,9 @@ BOOST_AUTO_TEST_CASE(a_stop_while_the_plan_log_waits_for_lost_brokers_ends_the_s
 BOOST_AUTO_TEST_CASE(a_plan_log_just_created_and_not_yet_known_is_read_again) {
   start t;
   t.to_read();
-  const auto called = t.now;
-  t.now += 1000ms;
   const ss::action again = t.round(
       {t.init(ok(), 0ms),
-       ss::plan_log_read{std::nullopt,
-                         client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "unknown"),
-                         0, called, t.now}});
+       t.unread(client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "unknown"))});
   BOOST_TEST((kinds(again) == std::vector<act>{act::read_plan_log}));
 }
 
