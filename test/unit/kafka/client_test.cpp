@@ -129,31 +129,28 @@ asio::awaitable<std::vector<k::message_ptr>> read_from(mock_clients& t, std::str
 
 }  // namespace
 
-// The default that bounds librdkafka's wait after the group coordinator's
-// node dies (kafka/producer.cpp says why); a user's -X value wins over it.
-BOOST_AUTO_TEST_CASE(the_producer_closes_idle_connections_after_15_s_unless_the_user_sets_another_value) {
+// The producer's own defaults (kafka/producer.cpp says why for each): the
+// idle-connection bound that ends librdkafka's wait after the group
+// coordinator's node dies, and the 20 ms retry that keeps a transaction
+// begun right after a commit from waiting 100 ms for the coordinator. A
+// user's -X value wins over each.
+BOOST_AUTO_TEST_CASE(the_producer_sets_its_defaults_unless_the_user_sets_another_value) {
+  struct default_setting {
+    std::string key, engine_value, user_value;
+  };
+  const std::vector<default_setting> defaults{{"connections.max.idle.ms", "15000", "60000"},
+                                              {"retry.backoff.ms", "20", "250"}};
   asio::io_context io;
-  auto plain = k::producer::create(io.get_executor(), "streamt-test-idle", {{"test.mock.num.brokers", "1"}});
-  BOOST_TEST_REQUIRE(plain.has_value(), (plain.has_error() ? plain.error().message : ""));
-  BOOST_TEST(setting_of((*plain)->native_handle(), "connections.max.idle.ms") == "15000");
-  auto told = k::producer::create(io.get_executor(), "streamt-test-idle",
-                                  {{"test.mock.num.brokers", "1"}, {"connections.max.idle.ms", "60000"}});
-  BOOST_TEST_REQUIRE(told.has_value(), (told.has_error() ? told.error().message : ""));
-  BOOST_TEST(setting_of((*told)->native_handle(), "connections.max.idle.ms") == "60000");
-}
-
-// The default that keeps a transaction begun right after a commit from
-// waiting 100 ms for the coordinator (kafka/producer.cpp says why); a user's
-// -X value wins over it.
-BOOST_AUTO_TEST_CASE(the_producer_asks_the_coordinator_again_after_20_ms_unless_the_user_sets_another_value) {
-  asio::io_context io;
-  auto plain = k::producer::create(io.get_executor(), "streamt-test-retry", {{"test.mock.num.brokers", "1"}});
-  BOOST_TEST_REQUIRE(plain.has_value(), (plain.has_error() ? plain.error().message : ""));
-  BOOST_TEST(setting_of((*plain)->native_handle(), "retry.backoff.ms") == "20");
-  auto told = k::producer::create(io.get_executor(), "streamt-test-retry",
-                                  {{"test.mock.num.brokers", "1"}, {"retry.backoff.ms", "250"}});
-  BOOST_TEST_REQUIRE(told.has_value(), (told.has_error() ? told.error().message : ""));
-  BOOST_TEST(setting_of((*told)->native_handle(), "retry.backoff.ms") == "250");
+  for (const default_setting& d : defaults) {
+    auto plain =
+        k::producer::create(io.get_executor(), "streamt-test-defaults", {{"test.mock.num.brokers", "1"}});
+    BOOST_TEST_REQUIRE(plain.has_value(), (plain.has_error() ? plain.error().message : ""));
+    BOOST_TEST(setting_of((*plain)->native_handle(), d.key.c_str()) == d.engine_value, d.key);
+    auto told = k::producer::create(io.get_executor(), "streamt-test-defaults",
+                                    {{"test.mock.num.brokers", "1"}, {d.key, d.user_value}});
+    BOOST_TEST_REQUIRE(told.has_value(), (told.has_error() ? told.error().message : ""));
+    BOOST_TEST(setting_of((*told)->native_handle(), d.key.c_str()) == d.user_value, d.key);
+  }
 }
 
 // The default that keeps a full prefetch queue from idling the consumer for
