@@ -176,8 +176,10 @@ kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, cons
   return out.offset;
 }
 
-plan_log_client::plan_log_client(rd_kafka_t* admin, std::string bootstrap_servers, settings user)
-    : admin_(admin), bootstrap_servers_(std::move(bootstrap_servers)), user_(std::move(user)) {}
+plan_log_client::plan_log_client(const consumer& admin_via, std::string bootstrap_servers, settings user)
+    : admin_(admin_via.native_handle()),
+      bootstrap_servers_(std::move(bootstrap_servers)),
+      user_(std::move(user)) {}
 
 plan_log_client::~plan_log_client() { pool_.join(); }
 

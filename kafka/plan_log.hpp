@@ -14,6 +14,7 @@
 // start claims its plan while the producer initialises transactions.
 
 #include "kafka/config.hpp"
+#include "kafka/consumer.hpp"
 #include "kafka/error.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -77,12 +78,13 @@ kafka_result<std::int64_t> append_log(const std::string& bootstrap_servers, cons
 
 // The three calls as awaitables for a start-up: each runs on this client's
 // one pool thread and completes on the awaiting coroutine's executor. The
-// topic is created through `admin`'s handle (any client: the request rides
-// on it), which must outlive this client; reads and writes make clients of
-// their own with `user`'s settings. Destruction waits for a call under way.
+// topic is created through `admin_via`'s handle (the admin request rides on
+// any client's; the consumer's is made before and kept after start-up), which
+// must outlive this client; reads and writes make clients of their own with
+// `user`'s settings. Destruction waits for a call under way.
 class plan_log_client {
  public:
-  plan_log_client(rd_kafka_t* admin, std::string bootstrap_servers, settings user);
+  plan_log_client(const consumer& admin_via, std::string bootstrap_servers, settings user);
   ~plan_log_client();
   plan_log_client(const plan_log_client&) = delete;
   plan_log_client& operator=(const plan_log_client&) = delete;

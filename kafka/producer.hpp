@@ -38,7 +38,6 @@
 #include "kafka/error.hpp"
 #include "kafka/handles.hpp"
 #include "kafka/message_view.hpp"
-#include "kafka/plan_log.hpp"
 #include "kafka/queue_waker.hpp"
 #include "kafka/topic_partition.hpp"
 

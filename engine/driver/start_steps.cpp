@@ -111,8 +111,7 @@ ss::prepared runtime::prepare() {
                                           options_.static_membership ? txn_id_ : std::string(), settings_);
   if (!consumer) return refused(ss::start_refusal::settings, consumer.error().message);
   consumer_ = std::move(*consumer);
-  plan_log_ = std::make_unique<kafka::plan_log_client>(consumer_->native_handle(), options_.bootstrap_servers,
-                                                       settings_);
+  plan_log_ = std::make_unique<kafka::plan_log_client>(*consumer_, options_.bootstrap_servers, settings_);
   return ready;
 }
 

@@ -12,10 +12,9 @@
 // decided here. A file of its own so that each of the two reads whole (the
 // session was one file of 700 lines).
 
+#include "engine/session/durations.hpp"
 #include "engine/session/refusal.hpp"
 #include "engine/session/session.hpp"
-
-#include "engine/session/durations.hpp"
 
 #include <chrono>
 #include <optional>

@@ -6,9 +6,8 @@
 // that repeat one failure and its bound, and the reason a refused record
 // is given.
 
-#include "engine/session/session.hpp"
-
 #include "engine/session/durations.hpp"
+#include "engine/session/session.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -22,6 +22,22 @@ bool log_refused(const failure& e) {
 // How often a start-up wait for the brokers says it still waits.
 constexpr auto still_waiting_every = std::chrono::seconds(30);
 
+// Whether a wait for the brokers that has lasted `waited` is worth a line
+// now: from 5 s on, every 30 s (`warned` is when the last one was said).
+bool say_still_waiting(clock::duration waited, clock::time_point now,
+                       std::optional<clock::time_point>& warned) {
+  if (waited < std::chrono::seconds(5) || (warned && now - *warned < still_waiting_every)) return false;
+  warned = now;
+  return true;
+}
+
+// That line: what the brokers have not done, for how long, and the bound.
+std::string still_waiting_line(std::string_view not_done, clock::duration waited, const std::string& error,
+                               clock::duration bound) {
+  return "the brokers have not " + std::string(not_done) + " for " + whole_seconds(waited) + ": " + error +
+         "; still waiting, up to " + whole_seconds(bound) + " (--stall-timeout-ms; stop it with SIGTERM)";
+}
+
 // A refused start: its status and its line, from parts.
 template <class... Parts>
 std::optional<ending> ends(run_status status, Parts&&... message) {
@@ -273,19 +289,16 @@ start_up::branch_step start_up::step(const transactions_initialised& e) {
                         whole_seconds(waited), " (the stall timeout, --stall-timeout-ms): ", e.result.message,
                         "; check that the brokers are up and that the transaction coordinator (the leader "
                         "of the __transaction_state partition of this transactional id) is available")};
-  std::string warning;
   // A slice that ended with the call under way is no news; a wait that
   // lasts is, every 30 s, and so is a retriable error of the brokers'.
-  const bool slice_ended = e.result.timed_out;
-  if (!slice_ended || (waited >= std::chrono::seconds(5) &&
-                       (!init_warned_ || e.now - *init_warned_ >= still_waiting_every))) {
+  if (!e.result.timed_out) {
     init_warned_ = e.now;
-    warning = slice_ended
-                  ? "the brokers have not completed init_transactions for " + whole_seconds(waited) + ": " +
-                        e.result.message + "; still waiting, up to " + whole_seconds(config_.stall_timeout) +
-                        " (--stall-timeout-ms; stop it with SIGTERM)"
-                  : "init_transactions: " + e.result.message + " (retrying)";
+    return {.next = init_transactions("init_transactions: " + e.result.message + " (retrying)")};
   }
+  std::string warning;
+  if (say_still_waiting(waited, e.now, init_warned_))
+    warning =
+        still_waiting_line("completed init_transactions", waited, e.result.message, config_.stall_timeout);
   return {.next = init_transactions(std::move(warning))};
 }
 
@@ -332,12 +345,9 @@ std::optional<start_up::branch_step> start_up::unanswered(const failure& e, cloc
                                    log_topic_, " for ", whole_seconds(waited),
                                    " (the stall timeout, --stall-timeout-ms): ", e.message,
                                    "; check that the brokers are up")};
-  if (waited >= std::chrono::seconds(5) && (!log_warned_ || now - *log_warned_ >= still_waiting_every)) {
-    log_warned_ = now;
-    again.warning = "the brokers have not answered for the plan log " + log_topic_ + " for " +
-                    whole_seconds(waited) + ": " + e.message + "; still waiting, up to " +
-                    whole_seconds(config_.stall_timeout) + " (--stall-timeout-ms; stop it with SIGTERM)";
-  }
+  if (say_still_waiting(waited, now, log_warned_))
+    again.warning = still_waiting_line("answered for the plan log " + log_topic_, waited, e.message,
+                                       config_.stall_timeout);
   return branch_step{.next = std::move(again)};
 }
 
