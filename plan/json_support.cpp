@@ -89,8 +89,9 @@ void write_value(std::string& out, const boost::json::value& v, int indent, int 
       append_integer(out, v.get_uint64());
       break;
     case boost::json::kind::double_: {
-      // Plans never hold doubles; written for completeness. JSON has no
-      // infinities or NaN, so those become null rather than invalid text.
+      // A DOUBLE literal, shortest round-trip. JSON has no infinities or
+      // NaN, so those (which no loaded plan holds) become null rather than
+      // invalid text.
       double d = v.get_double();
       if (!std::isfinite(d)) {
         out += "null";

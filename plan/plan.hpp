@@ -2,9 +2,17 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// The plan v1 model: what `streamt compile` produces and what the engine runs.
+// The plan model: what `streamt compile` produces and what the engine runs.
 // It is plain data, validated once (by the compiler or by the plan loader) and
 // immutable afterwards. Operators are built from it; nothing else is.
+//
+// Version 1 plans have flat schemas of STRING, BIGINT and BOOLEAN columns.
+// Version 2 adds DOUBLE, DECIMAL(p,s), TIMESTAMP, JSON and nested ROW columns
+// and the schema's tombstone and changelog choices. A plan is written as
+// version 2 only when it uses one of these (required_version), so every plan
+// that version 1 could express keeps its version and its digest.
+
+#include "plan/values.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -16,11 +24,14 @@
 
 namespace streamt::plan {
 
-inline constexpr int plan_version = 1;
+// The plan versions this engine runs, oldest to newest.
+inline constexpr int oldest_plan_version = 1;
+inline constexpr int newest_plan_version = 2;
 
-enum class column_type { string, bigint, boolean };
+enum class column_type { string, bigint, boolean, double_, decimal, timestamp, json, row };
 
-// "STRING", "BIGINT", "BOOLEAN": the spelling used in schemas, plans and messages.
+// "STRING", "BIGINT", ...: the spelling used in schemas, plans and messages
+// (a DECIMAL's precision and scale are added by type_name).
 constexpr std::string_view to_string(column_type t) noexcept {
   switch (t) {
     case column_type::string:
@@ -29,18 +40,32 @@ constexpr std::string_view to_string(column_type t) noexcept {
       return "BIGINT";
     case column_type::boolean:
       return "BOOLEAN";
+    case column_type::double_:
+      return "DOUBLE";
+    case column_type::decimal:
+      return "DECIMAL";
+    case column_type::timestamp:
+      return "TIMESTAMP";
+    case column_type::json:
+      return "JSON";
+    case column_type::row:
+      return "ROW";
   }
   return "?";
 }
 
-struct column {
-  std::string name;
-  column_type type = column_type::string;
-  bool nullable = false;
-  friend bool operator==(const column&, const column&) = default;
-};
+// Types whose values have an order: the ones `<`, `<=`, `>`, `>=` apply to.
+constexpr bool is_ordered(column_type t) noexcept {
+  return t == column_type::bigint || t == column_type::double_ || t == column_type::decimal ||
+         t == column_type::timestamp;
+}
 
-// The explicit source schema: never inferred from data.
+// Types a comparison with a literal applies to at all (JSON and ROW only take
+// IS [NOT] NULL).
+constexpr bool is_comparable(column_type t) noexcept {
+  return t != column_type::json && t != column_type::row;
+}
+
 // What the decoder does with a record member the schema does not declare.
 // `reject` makes the record invalid (the default: a producer that starts
 // writing a new field is noticed); `ignore` skips the member, still checking
@@ -53,11 +78,59 @@ constexpr std::string_view to_string(unknown_fields u) noexcept {
   return u == unknown_fields::ignore ? "ignore" : "reject";
 }
 
+// The deepest nesting of ROW columns a schema may declare: a top-level
+// column is at depth 1.
+inline constexpr int max_row_depth = 16;
+
+struct column {
+  std::string name;
+  column_type type = column_type::string;
+  bool nullable = false;
+  int precision = 0;  // DECIMAL only: 1..38
+  int scale = 0;      // DECIMAL only: 0..precision
+  // ROW only: its columns, at least one, in the order the output writes them.
+  std::vector<column> fields;
+  // ROW only: its own policy for undeclared members; unset, it inherits its
+  // parent's (the schema's at the top).
+  std::optional<streamt::plan::unknown_fields> unknown_fields;
+  friend bool operator==(const column&, const column&) = default;
+};
+
+// "DECIMAL(10,2)" for a decimal, to_string(type) otherwise.
+inline std::string type_name(const column& c) {
+  return c.type == column_type::decimal ? decimal_type_name(c.precision, c.scale)
+                                        : std::string(to_string(c.type));
+}
+
+// What the run does with a record whose value is null (a tombstone).
+// `drop` skips it (its offset still advances); `forward` writes a null-value
+// record with the same key and headers to the sink, in order, inside the same
+// transaction. Predicates are never evaluated for it: there is no value.
+enum class tombstones { drop, forward };
+
+constexpr std::string_view to_string(tombstones t) noexcept {
+  return t == tombstones::forward ? "forward" : "drop";
+}
+
+// What the source topic is. `append`: a stream of events (version 1's only
+// meaning). `upsert`: a table's changelog by key, as a compacted topic is:
+// tombstones are forwarded, a record that does not pass the predicate is
+// written as a tombstone of its key, and a record without a key is invalid.
+// Unset: the plan did not choose, and a compacted source is refused at start.
+enum class changelog { append, upsert };
+
+constexpr std::string_view to_string(changelog c) noexcept {
+  return c == changelog::upsert ? "upsert" : "append";
+}
+
+// The explicit source schema: never inferred from data.
 struct schema {
   std::string source;  // the name used in FROM
   std::string topic;   // the Kafka topic it is read from
   std::vector<column> columns;
   streamt::plan::unknown_fields unknown_fields = unknown_fields::reject;
+  streamt::plan::tombstones tombstones = tombstones::drop;
+  std::optional<streamt::plan::changelog> changelog;
 
   // Index of the column with exactly this name (case-sensitive), if any.
   std::optional<std::size_t> find(std::string_view name) const noexcept {
@@ -94,19 +167,46 @@ constexpr std::string_view to_string(compare_op op) noexcept {
 }
 
 // A typed literal. monostate only for IS [NOT] NULL, which has no operand.
-// The alternative always matches the column's type (the binder guarantees it).
-using literal = std::variant<std::monostate, std::int64_t, bool, std::string>;
+// The alternative always matches the column's type (the binder guarantees
+// it): int64 for BIGINT, bool, string, double for DOUBLE, decimal_value at the
+// column's scale, timestamp_value.
+using literal =
+    std::variant<std::monostate, std::int64_t, bool, std::string, double, decimal_value, timestamp_value>;
+
+// One column of the schema tree, flattened: the schema's columns and their
+// fields in pre-order (a ROW, then its fields, then the next column), so that
+// the top-level columns of a flat schema keep their indices. Conditions and
+// projection items refer to columns by this index; the decoded row has one
+// slot per node.
+struct node {
+  const plan::column* column = nullptr;               // into the schema it was built from
+  std::vector<std::string> path;                      // names from the top: {"after", "amount"}
+  std::size_t parent = static_cast<std::size_t>(-1);  // none for a top-level column
+  std::vector<std::size_t> children;                  // ROW only: its fields' nodes, in order
+  int depth = 1;                                      // 1 for a top-level column
+  bool ignore_unknown = false;                        // ROW only: its effective policy
+};
+
+// The flattened tree of `s`. It points into `s`: rebuild it if `s` moves.
+std::vector<node> flatten(const schema& s);
+
+// The node whose path is exactly `path`, if any.
+std::optional<std::size_t> find_path(const std::vector<node>& nodes, const std::vector<std::string>& path);
+
+// "after.amount"; a segment that is not a plain identifier is double-quoted
+// as SQL writes it ("payload.after.\"user-id\"").
+std::string path_text(const std::vector<std::string>& path);
 
 // One conjunct of the WHERE clause: `column op value`.
 struct condition {
-  std::size_t column = 0;  // index into schema::columns
+  std::size_t column = 0;  // index into flatten(schema)
   compare_op op = compare_op::eq;
   literal value;
   friend bool operator==(const condition&, const condition&) = default;
 };
 
 struct projection_item {
-  std::size_t column = 0;   // index into schema::columns
+  std::size_t column = 0;   // index into flatten(schema)
   std::string output_name;  // the alias, or the column name
   friend bool operator==(const projection_item&, const projection_item&) = default;
 };
@@ -148,7 +248,7 @@ struct identity {
 inline constexpr std::size_t max_supersedes = 64;
 
 struct plan {
-  int version = plan_version;
+  int version = oldest_plan_version;
   streamt::plan::identity identity;
   streamt::plan::schema schema;
   std::vector<condition> predicate;  // AND of all; empty means every record passes
@@ -160,5 +260,14 @@ struct plan {
   std::vector<std::string> supersedes;
   friend bool operator==(const plan&, const plan&) = default;
 };
+
+// The lowest version that can express `p`: 2 if its schema uses a type,
+// a ROW, a tombstone or changelog choice that version 1 lacks, else 1. The
+// compiler writes this version; the loader refuses a plan whose recorded
+// version differs, so one meaning has one digest.
+int required_version(const plan& p);
+
+// Why `p` needs version 2, for messages: "column 'price' is DECIMAL(10,2)".
+std::string version_2_reason(const plan& p);
 
 }  // namespace streamt::plan

@@ -14,6 +14,7 @@
 #include <boost/json/object.hpp>
 
 #include <array>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -38,21 +39,38 @@ constexpr bool is_ordering(compare_op op) noexcept {
   return op == compare_op::lt || op == compare_op::le || op == compare_op::gt || op == compare_op::ge;
 }
 
-// A reference by index is stored; the file names the column. An index out of
-// range only comes from a plan built by hand in code, and is written as ""
-// so that loading it back fails instead of reading out of bounds here.
-std::string_view column_name(const schema& s, std::size_t i) noexcept {
-  return i < s.columns.size() ? std::string_view(s.columns[i].name) : std::string_view();
+// A reference by index is stored; the file names the column: a top-level
+// column by its name (as version 1 wrote it), a nested one by the array of
+// names from the top. An index out of range only comes from a plan built by
+// hand in code, and is written as "" so that loading it back fails instead
+// of reading out of bounds here.
+boost::json::value column_ref(const std::vector<node>& nodes, std::size_t i) {
+  if (i >= nodes.size()) return boost::json::string();
+  if (nodes[i].path.size() == 1) return boost::json::string(nodes[i].path[0]);
+  boost::json::array path;
+  for (const std::string& segment : nodes[i].path) path.emplace_back(boost::json::string(segment));
+  return path;
 }
 
-boost::json::value literal_to_json(const literal& l) {
+// DECIMAL and TIMESTAMP are written as strings ("12.50",
+// "2026-12-05T10:00:00.000Z"): a JSON number would pass through binary
+// floating point in most readers, and a reviewer reads the time.
+boost::json::value literal_to_json(const literal& l, int scale) {
   struct visitor {
+    int scale;
     boost::json::value operator()(std::monostate) const { return nullptr; }
     boost::json::value operator()(std::int64_t i) const { return i; }
     boost::json::value operator()(bool b) const { return b; }
     boost::json::value operator()(const std::string& s) const { return boost::json::string(s); }
+    boost::json::value operator()(double d) const { return d; }
+    boost::json::value operator()(decimal_value d) const {
+      return boost::json::string(format_decimal(d, scale));
+    }
+    boost::json::value operator()(timestamp_value t) const {
+      return boost::json::string(format_timestamp(t));
+    }
   };
-  return std::visit(visitor{}, l);
+  return std::visit(visitor{scale}, l);
 }
 
 // The members in canonical order. boost::json::object keeps insertion order,
@@ -79,12 +97,14 @@ boost::json::object plan_to_json(const plan& p) {
 
   root["schema"] = schema_to_json(p.schema);
 
+  const std::vector<node> nodes = flatten(p.schema);
   boost::json::array pred;
   for (const auto& c : p.predicate) {
     boost::json::object o;
-    o["column"] = column_name(p.schema, c.column);
+    o["column"] = column_ref(nodes, c.column);
     o["op"] = to_string(c.op);
-    if (!is_null_test(c.op)) o["value"] = literal_to_json(c.value);
+    const int scale = c.column < nodes.size() ? nodes[c.column].column->scale : 0;
+    if (!is_null_test(c.op)) o["value"] = literal_to_json(c.value, scale);
     pred.emplace_back(std::move(o));
   }
   root["predicate"] = std::move(pred);
@@ -92,7 +112,7 @@ boost::json::object plan_to_json(const plan& p) {
   boost::json::array proj;
   for (const auto& item : p.projection) {
     boost::json::object o;
-    o["column"] = column_name(p.schema, item.column);
+    o["column"] = column_ref(nodes, item.column);
     o["as"] = item.output_name;
     proj.emplace_back(std::move(o));
   }
@@ -157,26 +177,28 @@ result<const boost::json::array*> require_array(const boost::json::object& paren
 }
 
 std::string supported_versions() {
-  return "this engine supports plan_version " + std::to_string(plan_version) + " only";
+  return "this engine runs plan_version " + std::to_string(oldest_plan_version) + " to " +
+         std::to_string(newest_plan_version);
 }
 
 // Checked before anything else: a plan of another version may legitimately
 // hold fields this engine does not know, and "unsupported version" is the
 // useful message for it, not "unknown field".
 result<int> check_version(const boost::json::object& root) {
-  auto v = detail::require_member(root, "$", "plan_version", "the JSON integer 1", ph);
+  auto v = detail::require_member(root, "$", "plan_version", "the JSON integer 1 or 2", ph);
   if (!v) return v.error();
   const auto& jv = **v;
   if (jv.is_int64() || jv.is_uint64()) {
-    if (jv.is_int64() && jv.get_int64() == plan_version) return plan_version;
+    if (jv.is_int64() && jv.get_int64() >= oldest_plan_version && jv.get_int64() <= newest_plan_version)
+      return static_cast<int>(jv.get_int64());
     std::string shown = jv.is_int64() ? std::to_string(jv.get_int64()) : std::to_string(jv.get_uint64());
     return error(ph, "unsupported_version", "$.plan_version",
                  "plan_version " + shown + " is not supported; " + supported_versions() +
                      " (recompile the query with this engine's `streamt compile`)");
   }
   return error(ph, "wrong_type", "$.plan_version",
-               "is " + std::string(detail::kind_name(jv)) + "; it must be the JSON integer " +
-                   std::to_string(plan_version) + " (" + supported_versions() + ")");
+               "is " + std::string(detail::kind_name(jv)) + "; it must be a JSON integer (" +
+                   supported_versions() + ")");
 }
 
 result<std::string> check_topic(const boost::json::object& o, const std::string& path, std::string_view key) {
@@ -229,7 +251,7 @@ result<identity> load_identity(const boost::json::object& root) {
   std::string fixed;
   for (const auto& n : operator_names()) fixed += (fixed.empty() ? "[\"" : ", \"") + n + "\"";
   fixed += "]";
-  const std::string ops_rule = "exactly " + fixed + " for plan_version 1";
+  const std::string ops_rule = "exactly " + fixed;
   auto ops = require_array(o, path, "operators", "the JSON array " + ops_rule);
   if (!ops) return ops.error();
   const auto& arr = **ops;
@@ -277,7 +299,7 @@ result<identity> load_identity(const boost::json::object& root) {
 }
 
 result<literal> load_literal(const boost::json::value& v, const column& col, const std::string& path) {
-  const std::string type(to_string(col.type));
+  const std::string type = type_name(col);
   auto expected = [&]() -> std::string {
     switch (col.type) {
       case column_type::bigint:
@@ -286,6 +308,16 @@ result<literal> load_literal(const boost::json::value& v, const column& col, con
         return "a JSON string";
       case column_type::boolean:
         return "a JSON boolean";
+      case column_type::double_:
+        return "a finite JSON number";
+      case column_type::decimal:
+        return "a JSON string holding a decimal number with at most " + std::to_string(col.scale) +
+               " fraction digits";
+      case column_type::timestamp:
+        return "a JSON string holding an RFC 3339 time with an offset";
+      case column_type::json:
+      case column_type::row:
+        break;
     }
     return "?";
   };
@@ -306,6 +338,29 @@ result<literal> load_literal(const boost::json::value& v, const column& col, con
     case column_type::boolean:
       if (v.is_bool()) return literal(v.get_bool());
       break;
+    case column_type::double_:
+      if (v.is_double() && std::isfinite(v.get_double())) return literal(v.get_double());
+      if (v.is_int64()) return literal(static_cast<double>(v.get_int64()));
+      break;
+    case column_type::decimal:
+      if (v.is_string()) {
+        decimal_verdict d = parse_decimal(v.get_string(), col.precision, col.scale);
+        if (!d.problem.empty())
+          return error(ph, "literal_out_of_range", path, quote(v.get_string()) + " " + d.problem);
+        return literal(d.value);
+      }
+      break;
+    case column_type::timestamp:
+      if (v.is_string()) {
+        std::string problem;
+        if (auto t = parse_timestamp(v.get_string(), problem)) return literal(*t);
+        return error(ph, "invalid_timestamp", path, quote(v.get_string()) + " " + problem);
+      }
+      break;
+    case column_type::json:
+    case column_type::row:
+      return error(ph, "type_mismatch", path,
+                   "column " + quote(col.name) + " is " + type + ", which only IS NULL and IS NOT NULL test");
   }
   return error(ph, "type_mismatch", path,
                "is " + std::string(detail::kind_name(v)) + " but column " + quote(col.name) + " is " + type +
@@ -318,15 +373,35 @@ std::string column_list(const schema& s) {
   return out;
 }
 
-result<std::size_t> load_column_ref(const boost::json::object& o, const std::string& path, const schema& s) {
-  auto name = detail::require_string(o, path, "column", "a JSON string naming a column of the schema", ph);
-  if (!name) return name.error();
-  if (auto i = s.find(*name)) return *i;
-  return error(ph, "unknown_column", path + ".column",
-               "no column " + quote(*name) + " in the schema (its columns are " + column_list(s) + ")");
+result<std::size_t> load_column_ref(const boost::json::object& o, const std::string& path, const schema& s,
+                                    const std::vector<node>& nodes) {
+  constexpr std::string_view rule =
+      "a JSON string naming a column of the schema, or a JSON array of the names on the path to a nested one";
+  auto ref = detail::require_member(o, path, "column", rule, ph);
+  if (!ref) return ref.error();
+  std::vector<std::string> wanted;
+  if ((*ref)->is_string()) {
+    wanted.emplace_back((*ref)->get_string());
+  } else if ((*ref)->is_array() && (*ref)->get_array().size() >= 2) {
+    for (const auto& segment : (*ref)->get_array()) {
+      if (!segment.is_string())
+        return error(
+            ph, "wrong_type", path + ".column",
+            "holds " + std::string(detail::kind_name(segment)) + "; it must be " + std::string(rule));
+      wanted.emplace_back(segment.get_string());
+    }
+  } else {
+    return error(ph, "wrong_type", path + ".column",
+                 "is " + std::string(detail::kind_name(**ref)) + "; it must be " + std::string(rule));
+  }
+  if (auto i = find_path(nodes, wanted)) return *i;
+  return error(
+      ph, "unknown_column", path + ".column",
+      "no column " + quote(path_text(wanted)) + " in the schema (its columns are " + column_list(s) + ")");
 }
 
-result<std::vector<condition>> load_predicate(const boost::json::object& root, const schema& s) {
+result<std::vector<condition>> load_predicate(const boost::json::object& root, const schema& s,
+                                              const std::vector<node>& nodes) {
   const std::string path = "$.predicate";
   auto arr =
       require_array(root, "$", "predicate", "a JSON array of conditions (empty when every record passes)");
@@ -349,10 +424,10 @@ result<std::vector<condition>> load_predicate(const boost::json::object& root, c
     if (detail::find_unknown_member(o, item, {"column", "op", "value"}, "a condition", ph, d)) return d;
 
     condition c;
-    auto col = load_column_ref(o, item, s);
+    auto col = load_column_ref(o, item, s, nodes);
     if (!col) return col.error();
     c.column = *col;
-    const column& col_def = s.columns[c.column];
+    const column& col_def = *nodes[c.column].column;
 
     auto op_text = detail::require_string(o, item, "op", "one of the JSON strings " + op_list, ph);
     if (!op_text) return op_text.error();
@@ -365,10 +440,16 @@ result<std::vector<condition>> load_predicate(const boost::json::object& root, c
     if (!found)
       return error(ph, "unknown_op", item + ".op",
                    "unknown op " + quote(*op_text) + "; the ops are " + op_list);
-    if (is_ordering(c.op) && col_def.type != column_type::bigint)
-      return error(ph, "ordering_on_non_bigint", item + ".op",
-                   quote(*op_text) + " applies to BIGINT columns only, and column " + quote(col_def.name) +
-                       " is " + std::string(to_string(col_def.type)) + "; use \"=\" or \"<>\"");
+    if (is_ordering(c.op) && !is_ordered(col_def.type))
+      return error(ph, "ordering_on_unordered", item + ".op",
+                   quote(*op_text) +
+                       " applies to BIGINT, DOUBLE, DECIMAL and TIMESTAMP columns only, and column " +
+                       quote(col_def.name) + " is " + type_name(col_def) + "; use \"=\" or \"<>\"");
+    if (!is_null_test(c.op) && !is_comparable(col_def.type))
+      return error(ph, "comparison_on_" + std::string(col_def.type == column_type::row ? "row" : "json"),
+                   item + ".op",
+                   "column " + quote(col_def.name) + " is " + type_name(col_def) +
+                       ", which only \"IS NULL\" and \"IS NOT NULL\" test");
 
     const auto* value = o.if_contains("value");
     if (is_null_test(c.op)) {
@@ -378,8 +459,8 @@ result<std::vector<condition>> load_predicate(const boost::json::object& root, c
     } else {
       if (!value)
         return error(ph, "missing_value", item + ".value",
-                     "op " + quote(*op_text) + " needs a \"value\": a " +
-                         std::string(to_string(col_def.type)) + " literal for column " + quote(col_def.name));
+                     "op " + quote(*op_text) + " needs a \"value\": a " + type_name(col_def) +
+                         " literal for column " + quote(col_def.name));
       auto lit = load_literal(*value, col_def, item + ".value");
       if (!lit) return lit.error();
       c.value = std::move(*lit);
@@ -389,7 +470,8 @@ result<std::vector<condition>> load_predicate(const boost::json::object& root, c
   return out;
 }
 
-result<std::vector<projection_item>> load_projection(const boost::json::object& root, const schema& s) {
+result<std::vector<projection_item>> load_projection(const boost::json::object& root, const schema& s,
+                                                     const std::vector<node>& nodes) {
   const std::string path = "$.projection";
   auto arr = require_array(root, "$", "projection", "a non-empty JSON array of {\"column\", \"as\"} objects");
   if (!arr) return arr.error();
@@ -408,7 +490,7 @@ result<std::vector<projection_item>> load_projection(const boost::json::object& 
     if (detail::find_unknown_member(o, item, {"column", "as"}, "a projection item", ph, d)) return d;
 
     projection_item p;
-    auto col = load_column_ref(o, item, s);
+    auto col = load_column_ref(o, item, s, nodes);
     if (!col) return col.error();
     p.column = *col;
 
@@ -475,12 +557,19 @@ std::string digest(const plan& p) { return std::string(digest_prefix) + sha256_h
 
 std::string output_shape(const plan& p) {
   boost::json::array members;
+  const std::vector<node> nodes = flatten(p.schema);
   for (const projection_item& item : p.projection) {
     boost::json::object o;
     o["as"] = item.output_name;
-    if (item.column < p.schema.columns.size()) {
-      o["type"] = to_string(p.schema.columns[item.column].type);
-      o["nullable"] = p.schema.columns[item.column].nullable;
+    if (item.column < nodes.size()) {
+      const column& c = *nodes[item.column].column;
+      o["type"] = type_name(c);
+      o["nullable"] = c.nullable;
+      if (c.type == column_type::row) {
+        schema fields;
+        fields.columns = c.fields;
+        o["fields"] = schema_to_json(fields).at("columns");
+      }
     }
     members.emplace_back(std::move(o));
   }
@@ -548,17 +637,30 @@ result<plan> load_plan(std::string_view json_text) {
         quote(p.identity.sink_topic) +
             " is also the source topic; the sink must be another topic, or every output is read again");
 
-  auto pred = load_predicate(root, p.schema);
+  const std::vector<node> nodes = flatten(p.schema);
+  auto pred = load_predicate(root, p.schema, nodes);
   if (!pred) return pred.error();
   p.predicate = std::move(*pred);
 
-  auto proj = load_projection(root, p.schema);
+  auto proj = load_projection(root, p.schema, nodes);
   if (!proj) return proj.error();
   p.projection = std::move(*proj);
 
   auto before = load_supersedes(root);
   if (!before) return before.error();
   p.supersedes = std::move(*before);
+
+  // One meaning, one version, one digest: a plan is version 2 exactly when
+  // it uses what version 1 lacks.
+  if (p.version < required_version(p))
+    return error(ph, "needs_newer_version", "$.plan_version",
+                 "is " + std::to_string(p.version) + " but " + version_2_reason(p) +
+                     ", which needs plan_version 2; recompile the query with `streamt compile`");
+  if (p.version > required_version(p))
+    return error(ph, "needless_version", "$.plan_version",
+                 "is " + std::to_string(p.version) +
+                     " but the plan uses nothing of version 2; `streamt compile` "
+                     "writes it as version 1 (recompile the query)");
 
   if (!digest_value->is_string())
     return error(ph, "malformed_digest", "$.digest",

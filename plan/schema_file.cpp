@@ -36,36 +36,92 @@ result<std::string> check_name(std::string_view name, const std::string& path, s
   return std::string(name);
 }
 
-result<column_type> parse_type(std::string_view t, const std::string& path, streamt::phase ph) {
-  for (auto c : {column_type::string, column_type::bigint, column_type::boolean})
-    if (t == to_string(c)) return c;
-  return error(ph, "unknown_type", path,
-               "unknown column type " + quote(t) + "; the types are \"STRING\", \"BIGINT\" and \"BOOLEAN\"" +
-                   " (upper case)");
+constexpr std::string_view type_list =
+    "\"STRING\", \"BIGINT\", \"BOOLEAN\", \"DOUBLE\", \"DECIMAL(p,s)\", \"TIMESTAMP\", \"JSON\" and "
+    "\"ROW\" (upper case)";
+
+// "DECIMAL(10,2)": precision 1..38, scale 0..precision, no spaces.
+result<column> parse_decimal_type(std::string_view t, const std::string& path, streamt::phase ph) {
+  auto number = [](std::string_view digits, int& out) {
+    if (digits.empty() || digits.size() > 2 || (digits.size() > 1 && digits[0] == '0')) return false;
+    out = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      out = out * 10 + (c - '0');
+    }
+    return true;
+  };
+  const std::string_view inner = t.substr(8, t.size() - 9);  // between "DECIMAL(" and ")"
+  const std::size_t comma = inner.find(',');
+  column c;
+  c.type = column_type::decimal;
+  if (!t.ends_with(")") || comma == std::string_view::npos || !number(inner.substr(0, comma), c.precision) ||
+      !number(inner.substr(comma + 1), c.scale))
+    return error(ph, "unknown_type", path,
+                 quote(t) +
+                     " is not a decimal type; write \"DECIMAL(p,s)\" with the precision p (1 to 38) "
+                     "and the scale s (0 to p), e.g. \"DECIMAL(10,2)\"");
+  if (c.precision < 1 || c.precision > max_decimal_precision || c.scale > c.precision)
+    return error(ph, "invalid_decimal", path,
+                 quote(t) + " is out of range: the precision is 1 to 38 and the scale 0 to the precision");
+  return c;
 }
 
-result<column> column_from_json(const boost::json::value& v, const std::string& path, streamt::phase ph) {
+result<column> parse_type(std::string_view t, const std::string& path, streamt::phase ph) {
+  for (auto k : {column_type::string, column_type::bigint, column_type::boolean, column_type::double_,
+                 column_type::timestamp, column_type::json, column_type::row})
+    if (t == to_string(k)) {
+      column c;
+      c.type = k;
+      return c;
+    }
+  if (t.starts_with("DECIMAL(")) return parse_decimal_type(t, path, ph);
+  return error(ph, "unknown_type", path,
+               "unknown column type " + quote(t) + "; the types are " + std::string(type_list));
+}
+
+result<unknown_fields> parse_unknown_fields(const boost::json::value& v, const std::string& path,
+                                            streamt::phase ph) {
+  constexpr std::string_view policy_rule =
+      "\"reject\" (a record with a member the schema does not declare is invalid, the default) or "
+      "\"ignore\" (such members are checked as JSON and skipped)";
+  if (!v.is_string())
+    return error(ph, "wrong_type", path,
+                 "is " + std::string(detail::kind_name(v)) + "; it must be " + std::string(policy_rule));
+  const std::string_view text = v.get_string();
+  if (text == "ignore") return unknown_fields::ignore;
+  if (text == "reject") return unknown_fields::reject;
+  return error(ph, "invalid_unknown_fields", path,
+               quote(text) + " is not a policy; it must be " + std::string(policy_rule));
+}
+
+result<std::vector<column>> columns_from_json(const boost::json::value& v, const std::string& path,
+                                              streamt::phase ph, int depth, std::string_view what);
+
+result<column> column_from_json(const boost::json::value& v, const std::string& path, streamt::phase ph,
+                                int depth) {
   if (!v.is_object())
     return error(ph, "wrong_type", path,
                  "is " + std::string(detail::kind_name(v)) +
                      "; a column must be a JSON object with the fields name, type, nullable");
   const auto& o = v.get_object();
   diagnostic d;
-  if (detail::find_unknown_member(o, path, {"name", "type", "nullable"}, "a column", ph, d)) return d;
+  if (detail::find_unknown_member(o, path, {"name", "type", "nullable", "fields", "unknown_fields"},
+                                  "a column", ph, d))
+    return d;
 
-  column c;
   auto name = detail::require_string(o, path, "name", "a JSON string holding " + std::string(name_rule), ph);
   if (!name) return name.error();
   auto checked = check_name(*name, detail::path_key(path, "name"), ph);
   if (!checked) return checked.error();
-  c.name = std::move(*checked);
 
-  auto type = detail::require_string(o, path, "type",
-                                     "one of the JSON strings \"STRING\", \"BIGINT\", \"BOOLEAN\"", ph);
+  auto type =
+      detail::require_string(o, path, "type", "one of the JSON strings " + std::string(type_list), ph);
   if (!type) return type.error();
-  auto t = parse_type(*type, detail::path_key(path, "type"), ph);
-  if (!t) return t.error();
-  c.type = *t;
+  auto parsed = parse_type(*type, detail::path_key(path, "type"), ph);
+  if (!parsed) return parsed.error();
+  column c = std::move(*parsed);
+  c.name = std::move(*checked);
 
   // Required, not defaulted: whether a column may be null decides which
   // records are invalid, so the schema author must say it.
@@ -77,7 +133,70 @@ result<column> column_from_json(const boost::json::value& v, const std::string& 
         ph, "wrong_type", detail::path_key(path, "nullable"),
         "is " + std::string(detail::kind_name(**nullable)) + "; it must be " + std::string(nullable_rule));
   c.nullable = (*nullable)->get_bool();
+
+  const auto* fields = o.if_contains("fields");
+  const auto* policy = o.if_contains("unknown_fields");
+  if (c.type != column_type::row) {
+    if (fields || policy)
+      return error(
+          ph, "unexpected_fields", detail::path_key(path, fields ? "fields" : "unknown_fields"),
+          "is given but column " + quote(c.name) + " is " + type_name(c) + "; only a ROW column has fields");
+    return c;
+  }
+  if (!fields)
+    return error(ph, "missing_fields", detail::path_key(path, "fields"),
+                 "is missing; a ROW column lists its columns in \"fields\"");
+  if (depth >= max_row_depth)
+    return error(ph, "too_deep", detail::path_key(path, "fields"),
+                 "nests ROW columns deeper than " + std::to_string(max_row_depth) +
+                     " levels; flatten the schema or declare the deep part as JSON");
+  auto children = columns_from_json(*fields, detail::path_key(path, "fields"), ph, depth + 1, "a ROW");
+  if (!children) return children.error();
+  c.fields = std::move(*children);
+  if (policy) {
+    auto u = parse_unknown_fields(*policy, detail::path_key(path, "unknown_fields"), ph);
+    if (!u) return u.error();
+    c.unknown_fields = *u;
+  }
   return c;
+}
+
+result<std::vector<column>> columns_from_json(const boost::json::value& v, const std::string& path,
+                                              streamt::phase ph, int depth, std::string_view what) {
+  constexpr std::string_view columns_rule = "a non-empty JSON array of column objects";
+  if (!v.is_array())
+    return error(ph, "wrong_type", path,
+                 "is " + std::string(detail::kind_name(v)) + "; it must be " + std::string(columns_rule));
+  const auto& arr = v.get_array();
+  if (arr.empty())
+    return error(ph, "no_columns", path, "is empty; " + std::string(what) + " declares at least one column");
+  std::vector<column> out;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string item_path = detail::path_index(path, i);
+    auto c = column_from_json(arr[i], item_path, ph, depth);
+    if (!c) return c.error();
+    for (std::size_t j = 0; j < out.size(); ++j)
+      if (out[j].name == c->name)
+        return error(ph, "duplicate_column", detail::path_key(item_path, "name"),
+                     "column " + quote(c->name) + " is already declared at " + detail::path_index(path, j) +
+                         "; column names must be unique");
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+void column_to_json(const column& c, boost::json::array& out) {
+  boost::json::object co;
+  co["name"] = c.name;
+  co["type"] = type_name(c);
+  co["nullable"] = c.nullable;
+  if (c.type == column_type::row) {
+    boost::json::array fields;
+    for (const column& f : c.fields) column_to_json(f, fields);
+    co["fields"] = std::move(fields);
+    if (c.unknown_fields) co["unknown_fields"] = std::string_view(to_string(*c.unknown_fields));
+  }
+  out.emplace_back(std::move(co));
 }
 
 }  // namespace
@@ -90,8 +209,9 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
                      "; a schema must be a JSON object with the fields source, topic, columns");
   const auto& o = v.get_object();
   diagnostic d;
-  if (detail::find_unknown_member(o, path, {"source", "topic", "columns", "unknown_fields"}, "a schema", ph,
-                                  d))
+  if (detail::find_unknown_member(o, path,
+                                  {"source", "topic", "columns", "unknown_fields", "tombstones", "changelog"},
+                                  "a schema", ph, d))
     return d;
 
   schema s;
@@ -111,43 +231,40 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
                      " characters) is not a valid topic name; use " + std::string(topic_rule));
   s.topic = std::string(*topic);
 
-  constexpr std::string_view columns_rule = "a non-empty JSON array of column objects";
-  auto columns = detail::require_member(o, path, "columns", columns_rule, ph);
+  auto columns = detail::require_member(o, path, "columns", "a non-empty JSON array of column objects", ph);
   if (!columns) return columns.error();
-  const std::string columns_path = detail::path_key(path, "columns");
-  if (!(*columns)->is_array())
-    return error(
-        ph, "wrong_type", columns_path,
-        "is " + std::string(detail::kind_name(**columns)) + "; it must be " + std::string(columns_rule));
-  const auto& arr = (*columns)->get_array();
-  if (arr.empty())
-    return error(ph, "no_columns", columns_path, "is empty; a schema declares at least one column");
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    const std::string item_path = detail::path_index(columns_path, i);
-    auto c = column_from_json(arr[i], item_path, ph);
-    if (!c) return c.error();
-    if (auto prev = s.find(c->name))
-      return error(ph, "duplicate_column", detail::path_key(item_path, "name"),
-                   "column " + quote(c->name) + " is already declared at " +
-                       detail::path_index(columns_path, *prev) + "; column names must be unique");
-    s.columns.push_back(std::move(*c));
-  }
+  auto cols = columns_from_json(**columns, detail::path_key(path, "columns"), ph, 1, "a schema");
+  if (!cols) return cols.error();
+  s.columns = std::move(*cols);
 
   if (const auto* policy = o.if_contains("unknown_fields")) {
-    constexpr std::string_view policy_rule =
-        "\"reject\" (a record with a member the schema does not declare is invalid, the default) or "
-        "\"ignore\" (such members are checked as JSON and skipped)";
-    const std::string policy_path = detail::path_key(path, "unknown_fields");
-    if (!policy->is_string())
-      return error(
-          ph, "wrong_type", policy_path,
-          "is " + std::string(detail::kind_name(*policy)) + "; it must be " + std::string(policy_rule));
-    const std::string_view text = policy->get_string();
-    if (text == "ignore")
-      s.unknown_fields = unknown_fields::ignore;
-    else if (text != "reject")
-      return error(ph, "invalid_unknown_fields", policy_path,
-                   quote(text) + " is not a policy; it must be " + std::string(policy_rule));
+    auto u = parse_unknown_fields(*policy, detail::path_key(path, "unknown_fields"), ph);
+    if (!u) return u.error();
+    s.unknown_fields = *u;
+  }
+  if (const auto* t = o.if_contains("tombstones")) {
+    constexpr std::string_view rule =
+        "\"drop\" (a record with a null value is skipped, the default) or \"forward\" (it is written to the "
+        "sink as a null-value record with the same key and headers)";
+    if (!t->is_string() || (t->get_string() != "drop" && t->get_string() != "forward"))
+      return error(ph, "invalid_tombstones", detail::path_key(path, "tombstones"),
+                   "is " + (t->is_string() ? quote(t->get_string()) : std::string(detail::kind_name(*t))) +
+                       "; it must be " + std::string(rule));
+    s.tombstones = t->get_string() == "forward" ? tombstones::forward : tombstones::drop;
+  }
+  if (const auto* c = o.if_contains("changelog")) {
+    constexpr std::string_view rule =
+        "\"append\" (the topic is a stream of events) or \"upsert\" (the topic is a table's changelog by "
+        "key: tombstones are forwarded and a record that does not pass is written as a tombstone of its key)";
+    if (!c->is_string() || (c->get_string() != "append" && c->get_string() != "upsert"))
+      return error(ph, "invalid_changelog", detail::path_key(path, "changelog"),
+                   "is " + (c->is_string() ? quote(c->get_string()) : std::string(detail::kind_name(*c))) +
+                       "; it must be " + std::string(rule));
+    s.changelog = c->get_string() == "upsert" ? changelog::upsert : changelog::append;
+    if (*s.changelog == changelog::upsert && o.if_contains("tombstones") && s.tombstones == tombstones::drop)
+      return error(ph, "upsert_drops_tombstones", detail::path_key(path, "tombstones"),
+                   "is \"drop\" but the changelog is \"upsert\", which forwards every tombstone (a delete "
+                   "upstream must delete downstream); remove \"tombstones\" or use \"append\"");
   }
   return s;
 }
@@ -164,19 +281,16 @@ boost::json::object schema_to_json(const schema& s) {
   o["topic"] = s.topic;
   boost::json::array cols;
   cols.reserve(s.columns.size());
-  for (const auto& c : s.columns) {
-    boost::json::object co;
-    co["name"] = c.name;
-    co["type"] = std::string_view(to_string(c.type));
-    co["nullable"] = c.nullable;
-    cols.emplace_back(std::move(co));
-  }
+  for (const auto& c : s.columns) column_to_json(c, cols);
   o["columns"] = std::move(cols);
   // Written only when it is not the default, so that every plan compiled
   // before the member existed keeps its digest, and an engine that predates
   // it refuses a plan that ignores members instead of silently rejecting them.
   if (s.unknown_fields != unknown_fields::reject)
     o["unknown_fields"] = std::string_view(to_string(s.unknown_fields));
+  // Likewise: written only when chosen, so version 1 plans keep their digests.
+  if (s.tombstones != tombstones::drop) o["tombstones"] = std::string_view(to_string(s.tombstones));
+  if (s.changelog) o["changelog"] = std::string_view(to_string(*s.changelog));
   return o;
 }
 

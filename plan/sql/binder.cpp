@@ -87,6 +87,8 @@ std::string suggestion(const column& c, compare_op op, const literal_ref& l) {
       for (char ch : l.text) quoted += ch == '\'' ? std::string("''") : std::string(1, ch);
       return "write a single-quoted string (" + lhs + quoted + "')";
     }
+    default:
+      break;
   }
   return {};
 }

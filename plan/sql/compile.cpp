@@ -88,6 +88,7 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
   p.predicate = std::move(bound->predicate);
   p.projection = std::move(bound->projection);
   p.supersedes = options.supersedes;
+  p.version = required_version(p);
   return p;
 }
 

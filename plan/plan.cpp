@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+#include "plan/plan.hpp"
+
+#include "plan/sql/keywords.hpp"
+
+namespace streamt::plan {
+
+namespace {
+
+void add_nodes(const column& c, std::size_t parent, std::vector<std::string> path, int depth, bool ignore,
+               std::vector<node>& out) {
+  const std::size_t self = out.size();
+  path.push_back(c.name);
+  node n;
+  n.column = &c;
+  n.path = path;
+  n.parent = parent;
+  n.depth = depth;
+  n.ignore_unknown = c.unknown_fields ? *c.unknown_fields == unknown_fields::ignore : ignore;
+  out.push_back(std::move(n));
+  if (parent != static_cast<std::size_t>(-1)) out[parent].children.push_back(self);
+  const bool inherited = out[self].ignore_unknown;
+  for (const column& f : c.fields) add_nodes(f, self, path, depth + 1, inherited, out);
+}
+
+// The first thing in `c` (or its fields) that version 1 cannot express.
+std::string v2_column_reason(const column& c, const std::string& where) {
+  const std::string here = where.empty() ? sql::sql_name(c.name) : where + "." + sql::sql_name(c.name);
+  if (c.type != column_type::string && c.type != column_type::bigint && c.type != column_type::boolean)
+    return "column " + here + " is " + type_name(c);
+  return {};
+}
+
+std::string first_v2_reason(const std::vector<column>& cols, const std::string& where) {
+  for (const column& c : cols) {
+    if (auto r = v2_column_reason(c, where); !r.empty()) return r;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<node> flatten(const schema& s) {
+  std::vector<node> out;
+  const bool ignore = s.unknown_fields == unknown_fields::ignore;
+  for (const column& c : s.columns) add_nodes(c, static_cast<std::size_t>(-1), {}, 1, ignore, out);
+  return out;
+}
+
+std::optional<std::size_t> find_path(const std::vector<node>& nodes, const std::vector<std::string>& path) {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].path == path) return i;
+  return std::nullopt;
+}
+
+std::string path_text(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& segment : path) {
+    if (!out.empty()) out += '.';
+    out += sql::sql_name(segment);
+  }
+  return out;
+}
+
+std::string version_2_reason(const plan& p) {
+  if (auto r = first_v2_reason(p.schema.columns, ""); !r.empty()) return r;
+  if (p.schema.tombstones != tombstones::drop) return "the schema forwards tombstones";
+  if (p.schema.changelog)
+    return "the schema declares a changelog (" + std::string(to_string(*p.schema.changelog)) + ")";
+  return {};
+}
+
+int required_version(const plan& p) { return version_2_reason(p).empty() ? 1 : 2; }
+
+}  // namespace streamt::plan
