@@ -6,12 +6,15 @@
 #include "operators/swar.hpp"
 
 #include "plan/utf8.hpp"
+#include "plan/values.hpp"
 
 #include "operators/encode.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -25,10 +28,57 @@
 
 namespace streamt::operators {
 
+namespace {
+
+// "$.after.amount"; a name that is not a plain identifier is written
+// bracketed and quoted ("$.payload[\"user-id\"]").
+std::string json_path_of(const std::vector<std::string>& path) {
+  std::string out = "$";
+  for (const std::string& segment : path) {
+    bool plain = !segment.empty() && !(segment[0] >= '0' && segment[0] <= '9');
+    for (char c : segment)
+      plain = plain && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+    if (plain) {
+      out += '.';
+      out += segment;
+    } else {
+      out += "[\"";
+      append_escaped(out, segment);
+      out += "\"]";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 decode_definition::decode_definition(const plan::schema& s, std::size_t max_value_bytes)
-    : columns_(s.columns),
-      max_value_bytes_(max_value_bytes),
-      ignore_unknown_(s.unknown_fields == plan::unknown_fields::ignore) {
+    : max_value_bytes_(max_value_bytes), ignore_unknown_(s.unknown_fields == plan::unknown_fields::ignore) {
+  const std::vector<plan::node> flat = plan::flatten(s);
+  columns_.reserve(flat.size());
+  nodes_.resize(flat.size());
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    plan::column c = *flat[i].column;
+    c.fields.clear();  // children() lists them; a copy of each subtree per node is not needed
+    columns_.push_back(std::move(c));
+    node& n = nodes_[i];
+    n.children = flat[i].children;
+    n.name.clear();
+    for (const std::string& segment : flat[i].path) n.name += (n.name.empty() ? "" : ".") + segment;
+    n.json_path = json_path_of(flat[i].path);
+    n.ignore_unknown = flat[i].ignore_unknown;
+    if (flat[i].parent == plan::node{}.parent) top_.push_back(i);
+    const auto t = columns_.back().type;
+    if (flat[i].depth > 1 ||
+        !(t == plan::column_type::string || t == plan::column_type::bigint || t == plan::column_type::boolean))
+      flat_ = false;
+  }
+  // Pre-order: a subtree ends where the next node at its depth or above begins.
+  for (std::size_t i = flat.size(); i-- > 0;) {
+    std::size_t end = i + 1;
+    for (std::size_t child : nodes_[i].children) end = std::max(end, nodes_[child].end);
+    nodes_[i].end = end;
+  }
   keys_.reserve(columns_.size());
   for (const auto& c : columns_) {
     for (char ch : c.name)
@@ -47,14 +97,16 @@ decode_definition::decode_definition(const plan::schema& s, std::size_t max_valu
   }
 }
 
-std::optional<std::size_t> decode_definition::find(std::string_view key, std::size_t hint) const noexcept {
+std::optional<std::size_t> decode_definition::find_child(std::size_t parent, std::string_view key,
+                                                         std::size_t hint) const noexcept {
   // Length and first byte first: most mismatches end there, without a call to memcmp.
   auto same = [key](const std::string& name) {
     return name.size() == key.size() &&
            (key.empty() || (name[0] == key[0] && std::memcmp(name.data(), key.data(), key.size()) == 0));
   };
-  if (hint < columns_.size() && same(columns_[hint].name)) return hint;
-  for (std::size_t i = 0; i < columns_.size(); ++i)
+  const std::vector<std::size_t>& in = children(parent);
+  if (hint < in.size() && same(columns_[in[hint]].name)) return in[hint];
+  for (std::size_t i : in)
     if (same(columns_[i].name)) return i;
   return std::nullopt;
 }
@@ -72,7 +124,14 @@ enum class failure {
   unexpected_null,
   wrong_type,
   bigint_out_of_range,
+  // Version 2's types: the value has the right JSON type but is not one of
+  // the column's values; failed_text() holds the reason.
+  invalid_decimal,
+  double_out_of_range,
+  invalid_timestamp,
 };
+
+std::string number_text(std::string_view s);
 
 // What the parser had just read when the handler refused it. Boost.JSON
 // reports a handler failure at a token-dependent place (a string's closing
@@ -81,10 +140,12 @@ enum class failure {
 // positions during the parse would cost every record, failures are rare.
 enum class token { key, string, number, other };
 
-// Runs inside basic_parser. Depth 0 is outside the top-level object, depth 1
-// inside it; any nested object or array is refused where it begins, so the
-// parse never goes deeper and an unknown or wrongly typed subtree is never
-// walked.
+// Runs inside basic_parser. Each object the schema declares (the top-level
+// one, and the value of each ROW column) is a frame; any other nested object
+// or array is refused where it begins, so an unknown or wrongly typed subtree
+// is never walked. Two kinds of value are walked without frames: the value of
+// an undeclared member the plan ignores (skipped), and the value of a JSON
+// column (written compactly into its slot).
 class handler {
  public:
   static constexpr std::size_t max_object_size = std::numeric_limits<std::size_t>::max();
@@ -95,13 +156,13 @@ class handler {
   void start(const decode_definition& def, row& out) {
     def_ = &def;
     row_ = &out;
-    depth_ = 0;
-    seen_count_ = 0;
+    frames_.clear();
     seen_.assign(def.column_count(), 0);
     current_ = 0;
     in_string_ = false;
     skipping_ = false;
     skip_depth_ = 0;
+    json_depth_ = 0;
     key_.clear();
     number_.clear();
     failure_ = failure::none;
@@ -111,14 +172,9 @@ class handler {
   failure failed() const noexcept { return failure_; }
   token failed_token() const noexcept { return failed_token_; }
   std::size_t failed_column() const noexcept { return current_; }
+  std::size_t failed_parent() const noexcept { return failed_parent_; }
   std::string_view found() const noexcept { return found_; }
   const std::string& failed_text() const noexcept { return text_; }
-
-  // The first declared column absent from a complete object.
-  std::size_t first_missing() const noexcept {
-    auto it = std::find(seen_.begin(), seen_.end(), 0);
-    return static_cast<std::size_t>(it - seen_.begin());
-  }
 
   bool on_document_begin(json::error_code&) { return true; }
   bool on_document_end(json::error_code&) { return true; }
@@ -128,19 +184,32 @@ class handler {
       ++skip_depth_;
       return true;
     }
-    if (depth_ == 0) {
-      depth_ = 1;
+    if (json_depth_ > 0 || capturing_json()) return json_open('{');
+    if (frames_.empty()) {
+      frames_.push_back({decode_definition::top, 0});
       return true;
     }
-    return refuse_value(ec, "an object", token::other);
+    if (type() != plan::column_type::row) return refuse_value(ec, "an object", token::other);
+    row_->slots[current_].is_null = false;
+    frames_.push_back({current_, 0});
+    return true;
   }
 
   bool on_object_end(std::size_t, json::error_code& ec) {
     if (skipping_) return end_skipped_container();
-    depth_ = 0;
-    if (seen_count_ == seen_.size()) return true;
-    current_ = first_missing();
-    return fail(ec, failure::missing_column, token::other);
+    if (json_depth_ > 0) return json_close('}');
+    const frame f = frames_.back();
+    const auto& expected = def_->children(f.row);
+    if (f.seen_count != expected.size()) {
+      for (std::size_t child : expected)
+        if (!seen_[child]) {
+          current_ = child;
+          break;
+        }
+      return fail(ec, failure::missing_column, token::other);
+    }
+    frames_.pop_back();
+    return true;
   }
 
   bool on_array_begin(json::error_code& ec) {
@@ -148,25 +217,46 @@ class handler {
       ++skip_depth_;
       return true;
     }
+    if (json_depth_ > 0 || capturing_json()) return json_open('[');
     return refuse_value(ec, "an array", token::other);
   }
-  // Reached only inside a skipped member: every other array is refused where it begins.
-  bool on_array_end(std::size_t, json::error_code&) { return skipping_ ? end_skipped_container() : true; }
+  // Reached only inside a skipped member or a JSON column: every other array
+  // is refused where it begins.
+  bool on_array_end(std::size_t, json::error_code&) {
+    if (skipping_) return end_skipped_container();
+    return json_close(']');
+  }
 
   bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-    if (!skipping_) key_.append(s.data(), s.size());
+    if (skipping_) return true;
+    if (json_depth_ > 0) {
+      if (!in_string_) json_separator(), json_out().push_back('"');
+      in_string_ = true;
+      append_escaped(json_out(), {s.data(), s.size()});
+      return true;
+    }
+    key_.append(s.data(), s.size());
     return true;
   }
 
   bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
     if (skipping_) return true;  // a key inside a skipped member
+    if (json_depth_ > 0) {
+      if (!in_string_) json_separator(), json_out().push_back('"');
+      in_string_ = false;
+      append_escaped(json_out(), {s.data(), s.size()});
+      json_out() += "\":";
+      after_key_ = true;
+      return true;
+    }
     std::string_view key(s.data(), s.size());
     if (!key_.empty()) {
       key_.append(s.data(), s.size());
       key = key_;
     }
-    auto column = def_->find(key, seen_count_);
-    if (!column && def_->ignore_unknown()) {
+    frame& f = frames_.back();
+    auto column = def_->find_child(f.row, key, f.seen_count);
+    if (!column && def_->ignore_unknown(f.row)) {
       // Undeclared and the plan says to ignore it: its value is still parsed
       // (so it must be well-formed JSON) but stored nowhere. Duplicates among
       // such members are not looked for; the record never shows them.
@@ -178,22 +268,32 @@ class handler {
     if (!column) {
       text_.assign(key);
       key_.clear();
+      failed_parent_ = f.row;
       return fail(ec, failure::unknown_field, token::key);
     }
     key_.clear();
     current_ = *column;
     if (seen_[current_]) return fail(ec, failure::duplicate_field, token::key);
     seen_[current_] = 1;
-    ++seen_count_;
+    ++f.seen_count;
     return true;
   }
 
-  // Parts of a string arrive when it holds escapes or is very long. A
-  // non-STRING column ignores them and refuses the string once it is complete,
+  // Parts of a string arrive when it holds escapes or is very long. A column
+  // of another type ignores them and refuses the string once it is complete,
   // so the failure is always reported at the same place.
   bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
     if (skipping_) return true;
-    if (depth_ != 1 || def_->column(current_).type != plan::column_type::string) return true;
+    if (json_depth_ > 0 || capturing_json()) {
+      if (!in_string_) json_begin_scalar(), json_out().push_back('"');
+      in_string_ = true;
+      append_escaped(json_out(), {s.data(), s.size()});
+      return true;
+    }
+    if (frames_.empty()) return true;
+    const auto t = type();
+    if (t != plan::column_type::string && t != plan::column_type::decimal && t != plan::column_type::timestamp)
+      return true;
     auto& slot = row_->slots[current_];
     if (!in_string_) {
       slot.storage.clear();
@@ -205,7 +305,16 @@ class handler {
 
   bool on_string(json::string_view s, std::size_t, json::error_code& ec) {
     if (skipping_) return end_skipped_scalar();
-    if (depth_ != 1 || def_->column(current_).type != plan::column_type::string)
+    if (json_depth_ > 0 || capturing_json()) {
+      if (!in_string_) json_begin_scalar(), json_out().push_back('"');
+      in_string_ = false;
+      append_escaped(json_out(), {s.data(), s.size()});
+      json_out().push_back('"');
+      return json_end_scalar();
+    }
+    if (frames_.empty()) return refuse_value(ec, "a string", token::string);
+    const auto t = type();
+    if (t != plan::column_type::string && t != plan::column_type::decimal && t != plan::column_type::timestamp)
       return refuse_value(ec, "a string", token::string);
     auto& slot = row_->slots[current_];
     // Boost.JSON's view may point into its own buffer: always copied.
@@ -214,6 +323,18 @@ class handler {
       in_string_ = false;
     } else {
       slot.storage.assign(s.data(), s.size());
+    }
+    if (t == plan::column_type::decimal) return set_decimal(ec, slot.storage, token::string);
+    if (t == plan::column_type::timestamp) {
+      std::string problem;
+      const auto ts = plan::parse_timestamp(slot.storage, problem);
+      if (!ts) {
+        text_ = "\"" + slot.storage.substr(0, 64) + (slot.storage.size() > 64 ? "...\" " : "\" ") + problem;
+        return fail(ec, failure::invalid_timestamp, token::string);
+      }
+      slot.bigint = ts->millis;
+      slot.is_null = false;
+      return true;
     }
     slot.string = slot.storage;
     slot.is_null = false;
@@ -230,39 +351,81 @@ class handler {
 
   bool on_int64(std::int64_t i, json::string_view s, json::error_code& ec) {
     if (skipping_) return end_skipped_scalar();
-    if (depth_ != 1 || def_->column(current_).type != plan::column_type::bigint)
-      return refuse_number(ec, "a number", s);
-    number_.clear();
-    auto& slot = row_->slots[current_];
-    slot.bigint = i;
-    slot.is_null = false;
-    return true;
+    if (json_depth_ > 0 || capturing_json()) return json_number(s);
+    if (frames_.empty()) return refuse_number(ec, "a number", s);
+    switch (type()) {
+      case plan::column_type::bigint:
+      case plan::column_type::timestamp: {
+        if (type() == plan::column_type::timestamp &&
+            (i < plan::min_timestamp_millis || i > plan::max_timestamp_millis)) {
+          text_ = number_text(number_ + std::string(s.data(), s.size())) +
+                  " epoch milliseconds is outside the years 0001 to 9999";
+          number_.clear();
+          return fail(ec, failure::invalid_timestamp, token::number);
+        }
+        number_.clear();
+        auto& slot = row_->slots[current_];
+        slot.bigint = i;
+        slot.is_null = false;
+        return true;
+      }
+      case plan::column_type::double_:
+      case plan::column_type::decimal:
+        return other_number(ec, s);
+      default:
+        return refuse_number(ec, "a number", s);
+    }
   }
 
   // Boost.JSON reports integers above INT64_MAX as uint64 (up to UINT64_MAX).
   bool on_uint64(std::uint64_t, json::string_view s, json::error_code& ec) {
     if (skipping_) return end_skipped_scalar();
-    if (depth_ != 1 || def_->column(current_).type != plan::column_type::bigint)
-      return refuse_number(ec, "a number", s);
-    return out_of_range(ec, s);
+    if (json_depth_ > 0 || capturing_json()) return json_number(s);
+    if (frames_.empty()) return refuse_number(ec, "a number", s);
+    switch (type()) {
+      case plan::column_type::bigint:
+        return out_of_range(ec, s);
+      case plan::column_type::timestamp:
+        text_ = number_text(number_ + std::string(s.data(), s.size())) +
+                " epoch milliseconds is outside the years 0001 to 9999";
+        return fail(ec, failure::invalid_timestamp, token::number);
+      case plan::column_type::double_:
+      case plan::column_type::decimal:
+        return other_number(ec, s);
+      default:
+        return refuse_number(ec, "a number", s);
+    }
   }
 
   // Fractions, exponents, and integers outside both int64 and uint64 (such as
   // -9223372036854775809) all arrive as doubles; only the text tells them apart.
   bool on_double(double, json::string_view s, json::error_code& ec) {
     if (skipping_) return end_skipped_scalar();
-    if (depth_ != 1 || def_->column(current_).type != plan::column_type::bigint)
+    if (json_depth_ > 0 || capturing_json()) return json_number(s);
+    if (frames_.empty()) return refuse_number(ec, "a number", s);
+    const auto t = type();
+    if (t == plan::column_type::double_ || t == plan::column_type::decimal) return other_number(ec, s);
+    if (t != plan::column_type::bigint && t != plan::column_type::timestamp)
       return refuse_number(ec, "a number", s);
     std::string_view text(s.data(), s.size());
     if (text.find_first_of(".eE") == std::string_view::npos &&
-        number_.find_first_of(".eE") == std::string::npos)
-      return out_of_range(ec, s);
+        number_.find_first_of(".eE") == std::string::npos) {
+      if (t == plan::column_type::bigint) return out_of_range(ec, s);
+      text_ = number_text(number_ + std::string(s.data(), s.size())) +
+              " epoch milliseconds is outside the years 0001 to 9999";
+      return fail(ec, failure::invalid_timestamp, token::number);
+    }
     return refuse_number(ec, "a number with a fraction or exponent", s);
   }
 
   bool on_bool(bool b, json::error_code& ec) {
     if (skipping_) return end_skipped_scalar();
-    if (depth_ != 1 || def_->column(current_).type != plan::column_type::boolean)
+    if (json_depth_ > 0 || capturing_json()) {
+      json_begin_scalar();
+      json_out() += b ? "true" : "false";
+      return json_end_scalar();
+    }
+    if (frames_.empty() || type() != plan::column_type::boolean)
       return refuse_value(ec, "a boolean", token::other);
     auto& slot = row_->slots[current_];
     slot.boolean = b;
@@ -272,9 +435,16 @@ class handler {
 
   bool on_null(json::error_code& ec) {
     if (skipping_) return end_skipped_scalar();
-    if (depth_ != 1) return refuse_value(ec, "null", token::other);
+    if (json_depth_ > 0) {
+      json_begin_scalar();
+      json_out() += "null";
+      return json_end_scalar();
+    }
+    if (frames_.empty()) return refuse_value(ec, "null", token::other);
     if (!def_->column(current_).nullable) return fail(ec, failure::unexpected_null, token::other);
-    row_->slots[current_].is_null = true;
+    // A null ROW makes every column inside it null: a comparison on any of
+    // them is then not true, and a projected one is written as null.
+    for (std::size_t i = current_; i < def_->subtree_end(current_); ++i) row_->slots[i].is_null = true;
     return true;
   }
 
@@ -283,6 +453,104 @@ class handler {
   bool on_comment(json::string_view, json::error_code&) { return true; }
 
  private:
+  struct frame {
+    std::size_t row;         // the ROW's node, or decode_definition::top
+    std::size_t seen_count;  // its declared members read so far
+  };
+
+  plan::column_type type() const noexcept { return def_->column(current_).type; }
+
+  // A value starts for the current column while no JSON value is being
+  // written: it is the JSON column's value itself.
+  bool capturing_json() const noexcept { return !frames_.empty() && type() == plan::column_type::json; }
+
+  std::string& json_out() noexcept { return row_->slots[current_].storage; }
+
+  // Before a value or key inside a JSON column's value: the comma that
+  // separates it from the previous one, unless it follows a key or opens
+  // its container. At depth 0 (the column's value itself) the slot starts.
+  void json_separator() {
+    if (json_depth_ == 0) {
+      json_out().clear();
+      return;
+    }
+    if (!after_key_ && !json_first_) json_out().push_back(',');
+    after_key_ = false;
+    json_first_ = false;
+  }
+  void json_begin_scalar() { json_separator(); }
+  bool json_end_scalar() {
+    if (json_depth_ == 0) finish_json();
+    return true;
+  }
+  bool json_open(char c) {
+    json_separator();
+    json_out().push_back(c);
+    ++json_depth_;
+    json_first_ = true;
+    return true;
+  }
+  bool json_close(char c) {
+    json_out().push_back(c);
+    json_first_ = false;
+    if (--json_depth_ == 0) finish_json();
+    return true;
+  }
+  bool json_number(json::string_view s) {
+    json_begin_scalar();
+    json_out() += number_;
+    json_out().append(s.data(), s.size());
+    number_.clear();
+    return json_end_scalar();
+  }
+  void finish_json() {
+    auto& slot = row_->slots[current_];
+    slot.string = slot.storage;
+    slot.is_null = false;
+    after_key_ = false;
+    json_first_ = false;
+  }
+
+  // A number for a DOUBLE or DECIMAL column, from its text: parsed exactly,
+  // never through Boost.JSON's double.
+  bool other_number(json::error_code& ec, json::string_view s) {
+    std::string_view text(s.data(), s.size());
+    if (!number_.empty()) {
+      number_.append(s.data(), s.size());
+      text = number_;
+    }
+    auto& slot = row_->slots[current_];
+    if (type() == plan::column_type::decimal) {
+      const bool ok = set_decimal(ec, text, token::number);
+      number_.clear();
+      return ok;
+    }
+    double d = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), d);
+    if (r.ec != std::errc() || !std::isfinite(d)) {
+      text_ = number_text(text);
+      number_.clear();
+      return fail(ec, failure::double_out_of_range, token::number);
+    }
+    number_.clear();
+    slot.dbl = d;
+    slot.is_null = false;
+    return true;
+  }
+
+  bool set_decimal(json::error_code& ec, std::string_view text, token t) {
+    const auto& c = def_->column(current_);
+    plan::decimal_verdict v = plan::parse_decimal(text, c.precision, c.scale);
+    if (!v.problem.empty()) {
+      text_ = (t == token::string ? "\"" + number_text(text) + "\"" : number_text(text)) + " " + v.problem;
+      return fail(ec, failure::invalid_decimal, t);
+    }
+    auto& slot = row_->slots[current_];
+    slot.decimal = v.value.unscaled;
+    slot.is_null = false;
+    return true;
+  }
+
   // A skipped member ends with its value: a scalar at its own level, or the
   // close of the container it opened (nested ones only count down).
   bool end_skipped_scalar() noexcept {
@@ -296,7 +564,7 @@ class handler {
 
   bool refuse_value(json::error_code& ec, std::string_view found, token t) {
     found_ = found;
-    return fail(ec, depth_ == 0 ? failure::not_an_object : failure::wrong_type, t);
+    return fail(ec, frames_.empty() ? failure::not_an_object : failure::wrong_type, t);
   }
 
   bool refuse_number(json::error_code& ec, std::string_view found, json::string_view s) {
@@ -321,19 +589,22 @@ class handler {
 
   const decode_definition* def_ = nullptr;
   row* row_ = nullptr;
-  int depth_ = 0;
-  std::size_t seen_count_ = 0;
-  std::vector<unsigned char> seen_;  // bytes, not vector<bool>: cheaper to test and set
+  std::vector<frame> frames_;  // the declared objects open, the top-level one first
+  std::vector<unsigned char> seen_;  // per node; bytes, not vector<bool>: cheaper to test and set
   std::size_t current_ = 0;
   bool in_string_ = false;
   bool skipping_ = false;       // inside the value of an undeclared member the plan ignores
   std::size_t skip_depth_ = 0;  // containers open inside that value
+  std::size_t json_depth_ = 0;  // containers open inside a JSON column's value
+  bool json_first_ = false;     // the next item is the first of its container
+  bool after_key_ = false;      // the next value follows a key
   std::string key_;             // a key that arrived in parts
   std::string number_;          // a number that arrived in parts
   failure failure_ = failure::none;
   token failed_token_ = token::other;
+  std::size_t failed_parent_ = decode_definition::top;
   std::string_view found_;
-  std::string text_;  // the offending key or number, for the message
+  std::string text_;  // the offending key or number, or a version 2 value's reason
 };
 
 bool is_hex(char c) noexcept {
@@ -430,7 +701,7 @@ std::string number_text(std::string_view s) {
 
 std::string at_byte(std::size_t offset) { return " at byte " + std::to_string(offset); }
 
-std::string column_name(const decode_definition& def, std::size_t i) { return quoted(def.column(i).name); }
+std::string column_name(const decode_definition& def, std::size_t i) { return quoted(def.name(i)); }
 
 void report_refusal(const decode_definition& def, const handler& h, std::string_view value, std::size_t n,
                     diagnostic& error) {
@@ -440,7 +711,11 @@ void report_refusal(const decode_definition& def, const handler& h, std::string_
       set_error(error, "not_an_object", "value is " + std::string(h.found()) + ", expected a JSON object");
       return;
     case failure::unknown_field:
-      set_error(error, "unknown_field", "unknown field " + quoted(h.failed_text()) + at_byte(offset));
+      set_error(error, "unknown_field",
+                "unknown field " + quoted(h.failed_text()) +
+                    (h.failed_parent() == decode_definition::top ? std::string()
+                                                                 : " in " + column_name(def, h.failed_parent())) +
+                    at_byte(offset));
       return;
     case failure::duplicate_field:
       set_error(error, "duplicate_field",
@@ -460,10 +735,23 @@ void report_refusal(const decode_definition& def, const handler& h, std::string_
       if (!h.failed_text().empty() && h.failed_token() == token::number)
         found += " (" + number_text(h.failed_text()) + ")";
       set_error(error, "wrong_type",
-                "column " + quoted(col.name) + " expects " + std::string(plan::to_string(col.type)) +
+                "column " + column_name(def, h.failed_column()) + " expects " + plan::type_name(col) +
                     ", found " + found + at_byte(offset));
       return;
     }
+    case failure::invalid_decimal:
+      set_error(error, "invalid_decimal",
+                def.json_path(h.failed_column()) + ": " + h.failed_text() + at_byte(offset));
+      return;
+    case failure::double_out_of_range:
+      set_error(error, "double_out_of_range",
+                def.json_path(h.failed_column()) + ": " + h.failed_text() + at_byte(offset) +
+                    " is outside the finite range of DOUBLE");
+      return;
+    case failure::invalid_timestamp:
+      set_error(error, "invalid_timestamp",
+                def.json_path(h.failed_column()) + ": " + h.failed_text() + at_byte(offset));
+      return;
     case failure::bigint_out_of_range:
       set_error(error, "bigint_out_of_range",
                 "column " + column_name(def, h.failed_column()) + " expects BIGINT, found " +
@@ -920,6 +1208,8 @@ bool scan(const decode_definition& def, seen_columns& seen, std::string_view val
             return false;
           }
           break;
+        default:
+          return false;  // version 2's types: only the reference path reads them (flat() is false)
       }
       s.is_null = false;
     }
@@ -947,7 +1237,7 @@ decode_state& decode_state::operator=(decode_state&&) noexcept = default;
 namespace detail {
 
 bool fast_decode(const decode_definition& def, decode_state& state, std::string_view value, row& out) {
-  if (value.empty() || value.size() > def.max_value_bytes() || !def.plain_names()) return false;
+  if (value.empty() || value.size() > def.max_value_bytes() || !def.plain_names() || !def.flat()) return false;
   if (out.slots.size() != def.column_count()) out.slots.resize(def.column_count());
   return scan(def, state.impl_->seen, value, out);
 }

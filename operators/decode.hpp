@@ -87,18 +87,40 @@ namespace streamt::operators {
 inline constexpr std::size_t max_record_value_bytes = 1 << 20;  // 1 MiB
 
 // Immutable after construction; one per plan, shareable by reference.
+//
+// Its columns are the schema's nodes (plan::flatten): the top-level columns
+// and, in pre-order, the fields of every ROW column, each with a slot of its
+// own in the row. A flat schema's nodes are its columns, in order.
 class decode_definition {
  public:
   explicit decode_definition(const plan::schema& s, std::size_t max_value_bytes = max_record_value_bytes);
 
+  static constexpr std::size_t top = static_cast<std::size_t>(-1);
+
+  // The number of nodes: the slots a decoded row has.
   std::size_t column_count() const noexcept { return columns_.size(); }
   std::size_t max_value_bytes() const noexcept { return max_value_bytes_; }
+  // Node i's column (a ROW's without its fields: children() lists them).
   const plan::column& column(std::size_t i) const noexcept { return columns_[i]; }
+  // The nodes directly inside `parent` (a ROW's node, or `top`), in order.
+  const std::vector<std::size_t>& children(std::size_t parent) const noexcept {
+    return parent == top ? top_ : nodes_[parent].children;
+  }
+  // One past the last node of i's subtree (its fields, their fields, ...).
+  std::size_t subtree_end(std::size_t i) const noexcept { return nodes_[i].end; }
+  // Node i as a query names it ("amount", "after.amount") and as a JSON
+  // path ("$.after.amount"), for messages.
+  const std::string& name(std::size_t i) const noexcept { return nodes_[i].name; }
+  const std::string& json_path(std::size_t i) const noexcept { return nodes_[i].json_path; }
 
-  // The column named exactly `key` (byte-for-byte). `hint` is tried first:
+  // The top-level column named exactly `key` (byte-for-byte). `hint` is tried first:
   // producers usually write fields in schema order, so passing the number of
   // fields seen so far makes the common lookup a single comparison.
-  std::optional<std::size_t> find(std::string_view key, std::size_t hint) const noexcept;
+  std::optional<std::size_t> find(std::string_view key, std::size_t hint) const noexcept {
+    return find_child(top, key, hint);
+  }
+  // The same inside `parent` (a ROW's node, or `top`).
+  std::optional<std::size_t> find_child(std::size_t parent, std::string_view key, std::size_t hint) const noexcept;
 
   // True if every column name is printable ASCII without `"` or `\`, so that
   // a key equals a name exactly when its raw bytes do. Only then does the
@@ -106,9 +128,18 @@ class decode_definition {
   // built by hand with others is decoded by the reference path alone).
   bool plain_names() const noexcept { return plain_names_; }
 
+  // True if the schema is version 1's: top-level STRING, BIGINT and BOOLEAN
+  // columns only. Only then does the fast path run; anything else is read
+  // by the reference path.
+  bool flat() const noexcept { return flat_; }
+
   // True if the plan's schema says `unknown_fields: ignore`: an undeclared
   // member is parsed and skipped instead of making the record invalid.
   bool ignore_unknown() const noexcept { return ignore_unknown_; }
+  // The same for the members of the ROW at node `row` (or `top`).
+  bool ignore_unknown(std::size_t row) const noexcept {
+    return row == top ? ignore_unknown_ : nodes_[row].ignore_unknown;
+  }
 
   // Column i's name followed by its closing quote, as two masked words, so
   // that the fast path matches a key with two loads; `fits` if name and
@@ -121,11 +152,20 @@ class decode_definition {
   const key_pattern& key(std::size_t i) const noexcept { return keys_[i]; }
 
  private:
+  struct node {
+    std::vector<std::size_t> children;
+    std::size_t end = 0;
+    std::string name, json_path;
+    bool ignore_unknown = false;
+  };
   std::vector<plan::column> columns_;
+  std::vector<node> nodes_;
+  std::vector<std::size_t> top_;
   std::vector<key_pattern> keys_;
   std::size_t max_value_bytes_;
   bool ignore_unknown_ = false;
   bool plain_names_ = true;
+  bool flat_ = true;
 };
 
 class decode_state;

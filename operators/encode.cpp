@@ -200,15 +200,64 @@ void append_escaped(std::string& out, std::string_view s) {
   out.resize(w.used());
 }
 
+namespace {
+
+std::size_t subtree_size(const plan::column& c) noexcept {
+  std::size_t n = 1;
+  for (const plan::column& f : c.fields) n += subtree_size(f);
+  return n;
+}
+
+void add_field(std::vector<encode_definition::field>& out, std::size_t slot, const plan::column& c,
+               std::string_view name, bool first, bool top_level) {
+  std::string prefix = first ? (top_level ? "{\"" : "\"") : ",\"";
+  append_escaped(prefix, name);
+  prefix += "\":";
+  const char open = c.type == plan::column_type::row ? '{' : '"';
+  out.push_back(
+      {slot, c.type, prefix, prefix + "null", prefix + open, prefix + "true", prefix + "false", c.scale, 0, false});
+  if (c.type != plan::column_type::row) return;
+  const std::size_t self = out.size() - 1;
+  std::size_t child = slot + 1;
+  bool first_child = true;
+  for (const plan::column& f : c.fields) {
+    add_field(out, child, f, f.name, first_child, false);
+    child += subtree_size(f);
+    first_child = false;
+  }
+  encode_definition::field close;
+  close.slot = slot;
+  close.closes_row = true;
+  out.push_back(std::move(close));
+  out[self].skip_to = out.size();
+}
+
+// `v` at `scale` into `d` (at least 42 bytes: a sign, 38 digits, a point and
+// a leading zero); returns the end.
+char* put_decimal(char* d, plan::int128 v, int scale) noexcept {
+  char digits[40];
+  int n = 0;
+  plan::uint128 m = v < 0 ? static_cast<plan::uint128>(-(v + 1)) + 1 : static_cast<plan::uint128>(v);
+  do {
+    digits[n++] = static_cast<char>('0' + static_cast<int>(m % 10));
+    m /= 10;
+  } while (m != 0);
+  while (n <= scale) digits[n++] = '0';
+  if (v < 0) *d++ = '-';
+  for (int k = n; k-- > 0;) {
+    *d++ = digits[k];
+    if (k == scale && scale > 0) *d++ = '.';
+  }
+  return d;
+}
+
+}  // namespace
+
 encode_definition::encode_definition(const project_definition& projection) {
   fields_.reserve(projection.columns().size());
   bool first = true;
   for (const auto& c : projection.columns()) {
-    std::string prefix = first ? "{\"" : ",\"";
-    append_escaped(prefix, c.output_name);
-    prefix += "\":";
-    fields_.push_back(
-        {c.slot, c.type, prefix, prefix + "null", prefix + '"', prefix + "true", prefix + "false"});
+    add_field(fields_, c.slot, c.column, c.output_name, first, true);
     first = false;
   }
 }
@@ -220,12 +269,20 @@ std::string_view encode(const encode_definition& def, const row& r, std::string&
     w.put("{}", 2);
     return {out.data(), w.used()};
   }
-  for (const auto& f : def.fields()) {
+  const auto& fields = def.fields();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const auto& f = fields[i];
+    if (f.closes_row) {
+      w.reserve(1);
+      w.put('}');
+      continue;
+    }
     const slot& s = r.slots[f.slot];
     const std::string* whole = &f.with_null;
     if (!s.is_null) {
       switch (f.type) {
-        case plan::column_type::bigint: {
+        case plan::column_type::bigint:
+        case plan::column_type::timestamp: {
           // 20 bytes hold any int64 ("-9223372036854775808"), so to_chars cannot fail.
           constexpr std::size_t digits = 20;
           w.reserve(f.prefix.size() + digits);
@@ -242,10 +299,35 @@ std::string_view encode(const encode_definition& def, const row& r, std::string&
           write_escaped(w, s.string, 1);
           w.put('"');
           continue;
+        case plan::column_type::double_: {
+          // The shortest round-trip form of a finite double fits in 24 bytes.
+          constexpr std::size_t room = 32;
+          w.reserve(f.prefix.size() + room);
+          w.put(f.prefix);
+          w.advance_to(std::to_chars(w.cursor(), w.cursor() + room, s.dbl).ptr);
+          continue;
+        }
+        case plan::column_type::decimal: {
+          constexpr std::size_t room = 48;
+          w.reserve(f.prefix.size() + room);
+          w.put(f.prefix);
+          w.advance_to(put_decimal(w.cursor(), s.decimal, f.scale));
+          continue;
+        }
+        case plan::column_type::json:
+          w.reserve(f.prefix.size() + s.string.size());
+          w.put(f.prefix);
+          w.put(s.string.data(), s.string.size());
+          continue;
+        case plan::column_type::row:
+          w.reserve(f.with_open.size());
+          w.put(f.with_open);
+          continue;
       }
     }
     w.reserve(whole->size());
     w.put(*whole);
+    if (f.type == plan::column_type::row) i = f.skip_to - 1;
   }
   w.reserve(1);
   w.put('}');

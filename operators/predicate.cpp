@@ -18,7 +18,8 @@ test kind_of(plan::compare_op op, plan::column_type type) noexcept {
   using plan::compare_op;
   if (op == compare_op::is_null) return test::is_null;
   if (op == compare_op::is_not_null) return test::is_not_null;
-  if (type == plan::column_type::bigint) {
+  // A TIMESTAMP is its epoch milliseconds, in the same member as a BIGINT.
+  if (type == plan::column_type::bigint || type == plan::column_type::timestamp) {
     switch (op) {
       case compare_op::eq:
         return test::bigint_eq;
@@ -45,14 +46,16 @@ test kind_of(plan::compare_op op, plan::column_type type) noexcept {
 
 predicate_definition::predicate_definition(const plan::plan& p) {
   conditions_.reserve(p.predicate.size());
+  const std::vector<plan::node> nodes = plan::flatten(p.schema);
   for (const auto& c : p.predicate) {
-    if (c.column >= p.schema.columns.size())
+    if (c.column >= nodes.size())
       throw std::invalid_argument("predicate on column index " + std::to_string(c.column) +
                                   " outside the schema");
+    const plan::column& column = *nodes[c.column].column;
     condition out;
     out.slot = c.column;
     out.op = c.op;
-    out.type = p.schema.columns[c.column].type;
+    out.type = column.type;
     bool null_test = c.op == plan::compare_op::is_null || c.op == plan::compare_op::is_not_null;
     if (!null_test) {
       bool matches = false;
@@ -75,10 +78,31 @@ predicate_definition::predicate_definition(const plan::plan& p) {
             matches = true;
           }
           break;
+        case plan::column_type::double_:
+          if (auto v = std::get_if<double>(&c.value)) {
+            out.dbl = *v;
+            matches = true;
+          }
+          break;
+        case plan::column_type::decimal:
+          if (auto v = std::get_if<plan::decimal_value>(&c.value)) {
+            out.decimal = v->unscaled;
+            matches = true;
+          }
+          break;
+        case plan::column_type::timestamp:
+          if (auto v = std::get_if<plan::timestamp_value>(&c.value)) {
+            out.bigint = v->millis;
+            matches = true;
+          }
+          break;
+        case plan::column_type::json:
+        case plan::column_type::row:
+          break;  // only IS [NOT] NULL tests them
       }
       if (!matches)
-        throw std::invalid_argument("predicate literal does not match the type of column '" +
-                                    p.schema.columns[c.column].name + "'");
+        throw std::invalid_argument("predicate literal does not match the type of column '" + column.name +
+                                    "'");
     }
     out.kind = kind_of(out.op, out.type);
     conditions_.push_back(std::move(out));
@@ -87,7 +111,8 @@ predicate_definition::predicate_definition(const plan::plan& p) {
 
 namespace {
 
-bool holds(std::strong_ordering cmp, plan::compare_op op) noexcept {
+template <class Ordering>
+bool holds(Ordering cmp, plan::compare_op op) noexcept {
   switch (op) {
     case plan::compare_op::eq:
       return cmp == 0;
@@ -116,7 +141,20 @@ bool test_any(const predicate_definition::condition& c, const slot& s) noexcept 
   if (s.is_null) return false;
   switch (c.type) {
     case plan::column_type::bigint:
+    case plan::column_type::timestamp:
       return holds(s.bigint <=> c.bigint, c.op);
+    // Both finite (decode refuses anything else), so the order is total.
+    case plan::column_type::double_:
+      return holds(s.dbl <=> c.dbl, c.op);
+    // Unscaled values at the column's scale: integer comparison is exact.
+    case plan::column_type::decimal:
+      return holds(s.decimal < c.decimal ? std::strong_ordering::less
+                   : s.decimal > c.decimal ? std::strong_ordering::greater
+                                           : std::strong_ordering::equal,
+                   c.op);
+    case plan::column_type::json:
+    case plan::column_type::row:
+      return false;
     // The plan allows only = and <> here; ordering (false < true, bytes
     // lexicographically) is defined anyway so no op is ever undefined.
     case plan::column_type::boolean:

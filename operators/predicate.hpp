@@ -6,8 +6,10 @@
 // evaluated on the decoded row with SQL's three-valued logic collapsed to
 // "passes or not": a comparison whose column value is null is unknown, hence
 // never true (`note <> 'x'` drops rows whose note is null); only IS NULL
-// matches a null. STRING equality is byte-for-byte (case-sensitive, no
-// normalisation); ordering operators are on BIGINT (the plan guarantees it).
+// matches a null, and a column inside a null ROW is null. STRING equality is
+// byte-for-byte (case-sensitive, no normalisation); ordering operators are on
+// BIGINT, DOUBLE, DECIMAL (exact, on unscaled values) and TIMESTAMP (the plan
+// guarantees it).
 
 #include "operators/row.hpp"
 #include "plan/plan.hpp"
@@ -30,9 +32,11 @@ class predicate_definition {
     std::size_t slot = 0;
     plan::compare_op op = plan::compare_op::eq;
     plan::column_type type = plan::column_type::bigint;
-    std::int64_t bigint = 0;
+    std::int64_t bigint = 0;  // BIGINT, and TIMESTAMP as epoch milliseconds
     bool boolean = false;
     std::string string;
+    double dbl = 0;
+    plan::int128 decimal = 0;  // unscaled, at the column's scale
     // op and type folded into one when the definition is built, so that
     // evaluate takes one switch per condition; `other` (BOOLEAN, and STRING
     // ordering, which the plan never asks for) takes the general path.

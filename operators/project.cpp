@@ -9,11 +9,13 @@ namespace streamt::operators {
 
 project_definition::project_definition(const plan::plan& p) {
   columns_.reserve(p.projection.size());
+  const std::vector<plan::node> nodes = plan::flatten(p.schema);
   for (const auto& item : p.projection) {
-    if (item.column >= p.schema.columns.size())
+    if (item.column >= nodes.size())
       throw std::invalid_argument("projection of column index " + std::to_string(item.column) +
                                   " outside the schema");
-    columns_.push_back({item.column, p.schema.columns[item.column].type, item.output_name});
+    const plan::column& c = *nodes[item.column].column;
+    columns_.push_back({item.column, c.type, item.output_name, c});
   }
 }
 

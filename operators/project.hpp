@@ -16,9 +16,12 @@
 namespace streamt::operators {
 
 struct projected_column {
-  std::size_t slot = 0;  // index into row::slots (= schema column index)
+  std::size_t slot = 0;  // index into row::slots (= the column's node, plan::flatten)
   plan::column_type type = plan::column_type::string;
   std::string output_name;
+  // The column as the schema declares it: a ROW's fields are written as a
+  // JSON object from the slots that follow its own, in pre-order.
+  plan::column column;
 };
 
 class project_definition {

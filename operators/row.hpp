@@ -12,6 +12,8 @@
 // which keeps its capacity, so once the longest such string seen so far fits,
 // decoding allocates nothing.
 
+#include "plan/values.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,10 +25,17 @@ namespace streamt::operators {
 // Only the member matching the column's type is meaningful, and only when
 // `is_null` is false. A tagged union would save bytes but would destroy the
 // storage (and its capacity) whenever a slot changes alternatives.
+//
+// BIGINT and TIMESTAMP (epoch milliseconds) use `bigint`; DOUBLE `dbl`;
+// DECIMAL `decimal`, the unscaled value at the column's scale; STRING and
+// JSON (the value written compactly, in `storage`) `string`. A ROW's slot
+// says only whether the object is null; its fields have slots of their own.
 struct slot {
   bool is_null = true;
-  std::int64_t bigint = 0;
   bool boolean = false;
+  std::int64_t bigint = 0;
+  double dbl = 0;
+  plan::int128 decimal = 0;
   std::string_view string;  // into the decoded value's bytes or into `storage`
   std::string storage;
 };

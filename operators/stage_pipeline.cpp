@@ -10,7 +10,7 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
       predicate_(p),
       project_(p),
       encode_(project_),
-      row_(p.schema.columns.size()) {
+      row_(decode_.column_count()) {
   // encode writes into out_ as a buffer of its current size: a typical
   // encoded record fits without growing on the first records.
   out_.resize(256);
