@@ -13,9 +13,9 @@
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -37,7 +37,8 @@ std::string json_path_of(const std::vector<std::string>& path) {
   for (const std::string& segment : path) {
     bool plain = !segment.empty() && !(segment[0] >= '0' && segment[0] <= '9');
     for (char c : segment)
-      plain = plain && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+      plain =
+          plain && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
     if (plain) {
       out += '.';
       out += segment;
@@ -69,8 +70,8 @@ decode_definition::decode_definition(const plan::schema& s, std::size_t max_valu
     n.ignore_unknown = flat[i].ignore_unknown;
     if (flat[i].parent == plan::node{}.parent) top_.push_back(i);
     const auto t = columns_.back().type;
-    if (flat[i].depth > 1 ||
-        !(t == plan::column_type::string || t == plan::column_type::bigint || t == plan::column_type::boolean))
+    if (flat[i].depth > 1 || !(t == plan::column_type::string || t == plan::column_type::bigint ||
+                               t == plan::column_type::boolean))
       flat_ = false;
   }
   // Pre-order: a subtree ends where the next node at its depth or above begins.
@@ -292,7 +293,8 @@ class handler {
     }
     if (frames_.empty()) return true;
     const auto t = type();
-    if (t != plan::column_type::string && t != plan::column_type::decimal && t != plan::column_type::timestamp)
+    if (t != plan::column_type::string && t != plan::column_type::decimal &&
+        t != plan::column_type::timestamp)
       return true;
     auto& slot = row_->slots[current_];
     if (!in_string_) {
@@ -314,7 +316,8 @@ class handler {
     }
     if (frames_.empty()) return refuse_value(ec, "a string", token::string);
     const auto t = type();
-    if (t != plan::column_type::string && t != plan::column_type::decimal && t != plan::column_type::timestamp)
+    if (t != plan::column_type::string && t != plan::column_type::decimal &&
+        t != plan::column_type::timestamp)
       return refuse_value(ec, "a string", token::string);
     auto& slot = row_->slots[current_];
     // Boost.JSON's view may point into its own buffer: always copied.
@@ -589,7 +592,7 @@ class handler {
 
   const decode_definition* def_ = nullptr;
   row* row_ = nullptr;
-  std::vector<frame> frames_;  // the declared objects open, the top-level one first
+  std::vector<frame> frames_;        // the declared objects open, the top-level one first
   std::vector<unsigned char> seen_;  // per node; bytes, not vector<bool>: cheaper to test and set
   std::size_t current_ = 0;
   bool in_string_ = false;
@@ -711,11 +714,12 @@ void report_refusal(const decode_definition& def, const handler& h, std::string_
       set_error(error, "not_an_object", "value is " + std::string(h.found()) + ", expected a JSON object");
       return;
     case failure::unknown_field:
-      set_error(error, "unknown_field",
-                "unknown field " + quoted(h.failed_text()) +
-                    (h.failed_parent() == decode_definition::top ? std::string()
-                                                                 : " in " + column_name(def, h.failed_parent())) +
-                    at_byte(offset));
+      set_error(
+          error, "unknown_field",
+          "unknown field " + quoted(h.failed_text()) +
+              (h.failed_parent() == decode_definition::top ? std::string()
+                                                           : " in " + column_name(def, h.failed_parent())) +
+              at_byte(offset));
       return;
     case failure::duplicate_field:
       set_error(error, "duplicate_field",
@@ -1237,7 +1241,8 @@ decode_state& decode_state::operator=(decode_state&&) noexcept = default;
 namespace detail {
 
 bool fast_decode(const decode_definition& def, decode_state& state, std::string_view value, row& out) {
-  if (value.empty() || value.size() > def.max_value_bytes() || !def.plain_names() || !def.flat()) return false;
+  if (value.empty() || value.size() > def.max_value_bytes() || !def.plain_names() || !def.flat())
+    return false;
   if (out.slots.size() != def.column_count()) out.slots.resize(def.column_count());
   return scan(def, state.impl_->seen, value, out);
 }

@@ -120,7 +120,8 @@ class decode_definition {
     return find_child(top, key, hint);
   }
   // The same inside `parent` (a ROW's node, or `top`).
-  std::optional<std::size_t> find_child(std::size_t parent, std::string_view key, std::size_t hint) const noexcept;
+  std::optional<std::size_t> find_child(std::size_t parent, std::string_view key,
+                                        std::size_t hint) const noexcept;
 
   // True if every column name is printable ASCII without `"` or `\`, so that
   // a key equals a name exactly when its raw bytes do. Only then does the

@@ -214,8 +214,8 @@ void add_field(std::vector<encode_definition::field>& out, std::size_t slot, con
   append_escaped(prefix, name);
   prefix += "\":";
   const char open = c.type == plan::column_type::row ? '{' : '"';
-  out.push_back(
-      {slot, c.type, prefix, prefix + "null", prefix + open, prefix + "true", prefix + "false", c.scale, 0, false});
+  out.push_back({slot, c.type, prefix, prefix + "null", prefix + open, prefix + "true", prefix + "false",
+                 c.scale, 0, false});
   if (c.type != plan::column_type::row) return;
   const std::size_t self = out.size() - 1;
   std::size_t child = slot + 1;

@@ -46,9 +46,9 @@ class encode_definition {
     // with: `"` for STRING, `{` for ROW, `true` and `false` for BOOLEAN
     // (numbers: nothing).
     std::string with_null, with_open, with_true, with_false;
-    int scale = 0;             // DECIMAL
-    std::size_t skip_to = 0;   // ROW
-    bool closes_row = false;   // writes `}` only
+    int scale = 0;            // DECIMAL
+    std::size_t skip_to = 0;  // ROW
+    bool closes_row = false;  // writes `}` only
   };
   const std::vector<field>& fields() const noexcept { return fields_; }
 

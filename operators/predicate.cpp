@@ -148,7 +148,7 @@ bool test_any(const predicate_definition::condition& c, const slot& s) noexcept 
       return holds(s.dbl <=> c.dbl, c.op);
     // Unscaled values at the column's scale: integer comparison is exact.
     case plan::column_type::decimal:
-      return holds(s.decimal < c.decimal ? std::strong_ordering::less
+      return holds(s.decimal < c.decimal   ? std::strong_ordering::less
                    : s.decimal > c.decimal ? std::strong_ordering::greater
                                            : std::strong_ordering::equal,
                    c.op);

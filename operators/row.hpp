@@ -32,12 +32,12 @@ namespace streamt::operators {
 // says only whether the object is null; its fields have slots of their own.
 struct slot {
   bool is_null = true;
-  bool boolean = false;
   std::int64_t bigint = 0;
-  double dbl = 0;
-  plan::int128 decimal = 0;
+  bool boolean = false;
   std::string_view string;  // into the decoded value's bytes or into `storage`
   std::string storage;
+  double dbl = 0;
+  plan::int128 decimal = 0;
 };
 
 struct row {

@@ -5,6 +5,7 @@
 
 #include "operators/decode.hpp"
 #include "orders_fixture.hpp"
+#include "payments_fixture.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -83,12 +84,12 @@ std::vector<record_case> load_cases(const std::string& path) {
 
 BOOST_AUTO_TEST_SUITE(record_table)
 
-BOOST_AUTO_TEST_CASE(every_record_case_gives_its_expected_output_or_error) {
-  auto cases = load_cases(std::string(STREAMT_TEST_DATA_DIR) + "/records/orders.records");
-  BOOST_TEST(cases.size() >= 45u);
+void check_cases(const std::string& file, const streamt::plan::plan& plan, std::size_t at_least) {
+  auto cases = load_cases(std::string(STREAMT_TEST_DATA_DIR) + "/records/" + file);
+  BOOST_TEST(cases.size() >= at_least);
   std::set<std::string> names;
   std::size_t valid = 0;
-  ops::stage_pipeline pipeline(t::orders_plan());
+  ops::stage_pipeline pipeline(plan);
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT("case " << c.name << " (line " << c.line << ")") {
       BOOST_TEST(names.insert(c.name).second, "duplicate case name");
@@ -115,6 +116,14 @@ BOOST_AUTO_TEST_CASE(every_record_case_gives_its_expected_output_or_error) {
   }
   BOOST_TEST_MESSAGE(cases.size() << " record cases (" << valid << " valid, " << cases.size() - valid
                                   << " invalid)");
+}
+
+BOOST_AUTO_TEST_CASE(every_record_case_gives_its_expected_output_or_error) {
+  check_cases("orders.records", t::orders_plan(), 45);
+}
+
+BOOST_AUTO_TEST_CASE(every_nested_record_case_of_version_2_types_gives_its_expected_output_or_error) {
+  check_cases("payments.records", t::payments_plan(), 20);
 }
 
 // decode has a fast path that must give up wherever the reference path

@@ -329,13 +329,102 @@ BOOST_AUTO_TEST_CASE(writes_exactly_the_sample_plan_file) {
              streamt::test::read_file(streamt::test::data_dir("plans") / "valid_orders.json"));
 }
 
-BOOST_AUTO_TEST_CASE(rejects_a_plan_whose_version_is_not_one_before_reading_the_rest) {
+BOOST_AUTO_TEST_CASE(rejects_a_plan_whose_version_it_does_not_run_before_reading_the_rest) {
+  plan p = sample_plan();
+  p.version = 3;
+  auto r = load_plan(write_plan(p));
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().code == "unsupported_version");
+  BOOST_TEST(
+      r.error().message.find("plan_version 3 is not supported; this engine runs plan_version 1 to 2") !=
+      std::string::npos);
+}
+
+namespace {
+
+// A Debezium-shaped plan: every version 2 type, nested two levels.
+plan nested_plan() {
+  plan p;
+  p.identity.application_id = "payments-cdc";
+  p.identity.source_topic = "payments";
+  p.identity.sink_topic = "big-payments";
+  column amount{"amount", column_type::decimal, false, 10, 2};
+  column after{"after", column_type::row, true};
+  after.fields = {{"id", column_type::bigint, false},
+                  amount,
+                  {"score", column_type::double_, true},
+                  {"paid_at", column_type::timestamp, false},
+                  {"tags", column_type::json, true}};
+  column source{"source", column_type::row, false};
+  source.fields = {{"db", column_type::string, false}};
+  source.unknown_fields = unknown_fields::ignore;
+  p.schema.source = "payments";
+  p.schema.topic = "payments";
+  p.schema.columns = {{"op", column_type::string, false}, after, source};
+  p.schema.tombstones = tombstones::forward;
+  // Nodes: op 0, after 1, after.id 2, after.amount 3, after.score 4,
+  // after.paid_at 5, after.tags 6, source 7, source.db 8.
+  p.predicate = {{0, compare_op::eq, std::string("c")},
+                 {3, compare_op::ge, decimal_value{1250}},
+                 {4, compare_op::lt, 0.5},
+                 {5, compare_op::ge, timestamp_value{1764928800000}},
+                 {6, compare_op::is_not_null, {}}};
+  p.projection = {{2, "id"}, {3, "amount"}, {7, "source"}, {6, "tags"}};
+  p.version = required_version(p);
+  return p;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_plan_with_nested_rows_and_every_new_type_is_version_2_and_round_trips) {
+  const plan p = nested_plan();
+  BOOST_TEST(p.version == 2);
+  check_round_trip(p);
+  const std::string text = write_plan(p);
+  // Nested columns are named by their path; exact values are strings.
+  BOOST_TEST(text.find("\"column\": [\n        \"after\",\n        \"amount\"\n      ]") != std::string::npos,
+             text);
+  BOOST_TEST(text.find(R"("value": "12.50")") != std::string::npos);
+  BOOST_TEST(text.find(R"("value": "2025-12-05T10:00:00.000Z")") != std::string::npos);
+  BOOST_TEST(text.find(R"x("type": "DECIMAL(10,2)")x") != std::string::npos);
+  BOOST_TEST(text.find(R"("tombstones": "forward")") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_plan_using_only_version_1_things_stays_version_1) {
+  plan p = sample_plan();
+  BOOST_TEST(required_version(p) == 1);
+  BOOST_TEST(version_2_reason(p).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_version_1_plan_holding_a_version_2_type_is_refused_with_the_reason) {
+  plan p = nested_plan();
+  p.version = 1;
+  auto r = load_plan(write_plan(p));
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().code == "needs_newer_version");
+  BOOST_TEST(r.error().path == "$.plan_version");
+  BOOST_TEST(r.error().message.find("column after is ROW") != std::string::npos, r.error().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_version_2_plan_that_uses_nothing_of_version_2_is_refused) {
   plan p = sample_plan();
   p.version = 2;
   auto r = load_plan(write_plan(p));
   BOOST_TEST_REQUIRE(r.has_error());
-  BOOST_TEST(r.error().code == "unsupported_version");
-  BOOST_TEST(r.error().message.find("supports plan_version 1") != std::string::npos);
+  BOOST_TEST(r.error().code == "needless_version");
+}
+
+BOOST_AUTO_TEST_CASE(a_decimal_literal_with_more_fraction_digits_than_its_column_is_refused_at_its_path) {
+  plan p = nested_plan();
+  std::string text = write_plan(p);
+  const std::string from = R"("value": "12.50")";
+  text.replace(text.find(from), from.size(), R"("value": "12.505")");
+  auto r = load_plan(text);
+  BOOST_TEST_REQUIRE(r.has_error());
+  BOOST_TEST(r.error().code == "literal_out_of_range");
+  BOOST_TEST(r.error().path == "$.predicate[1].value");
+  BOOST_TEST(r.error().message.find("has 3 fraction digits, DECIMAL(10,2) allows 2") != std::string::npos,
+             r.error().message);
 }
 
 BOOST_AUTO_TEST_CASE(rejects_a_plan_built_with_a_column_index_out_of_range) {
