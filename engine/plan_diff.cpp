@@ -3,6 +3,8 @@
 
 #include "engine/plan_diff.hpp"
 
+#include "engine/process_batch.hpp"
+
 namespace streamt::engine {
 namespace {
 
@@ -58,8 +60,8 @@ void plan_comparison::compare(const record_view& r) {
   ++records_;
   // Each pipeline keeps its output in its own buffer, so the old plan's
   // step stays readable while the new plan processes the same value.
-  const operators::step a = old_.process(r.value);
-  const operators::step b = new_.process(r.value);
+  const operators::step a = run_stages(old_, r);
+  const operators::step b = run_stages(new_, r);
   count(old_tally_, a);
   count(new_tally_, b);
   const bool a_emits = a.outcome == operators::outcome::emitted;

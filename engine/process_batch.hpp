@@ -65,12 +65,27 @@ struct batch_result {
   std::optional<invalid_record> invalid;  // set if the batch stopped early
 };
 
+// What the stages read of a record besides its value, for plans with
+// columns from its key, headers, timestamp, partition or offset.
+inline operators::record_metadata metadata_of(const record_view& in) noexcept {
+  return {
+      in.key, in.timestamp, in.partition, in.offset, &in, [](const void* record, const std::string& name) {
+        return kafka::last_header_value(*static_cast<const record_view*>(record), name);
+      }};
+}
+
+// The stages' step for one record: its metadata is gathered only when the
+// plan reads some.
+inline operators::step run_stages(operators::stage_pipeline& stages, const record_view& in) {
+  return stages.reads_metadata() ? stages.process(metadata_of(in), in.value) : stages.process(in.value);
+}
+
 template <record_sink Sink>
 batch_result process_batch(std::span<const record_view> batch, operators::stage_pipeline& stages, Sink& sink,
                            record_counts& counts) {
   batch_result result;
   for (const record_view& in : batch) {
-    const operators::step s = stages.process(in.value);
+    const operators::step s = run_stages(stages, in);
     switch (s.outcome) {
       case operators::outcome::emitted:
         sink.emit(in, s.output);

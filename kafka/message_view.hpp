@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace streamt::kafka {
@@ -42,5 +43,11 @@ struct message_view {
   // (replay, an embedding's own source), which carry theirs in `headers`.
   const consumed_message* consumed = nullptr;
 };
+
+// The value of the last header of `m` named `name` (byte for byte, as Kafka's
+// own tools pick a header), whether `m` carries its headers in `headers` or
+// in the consumed message; nullopt if it has none of that name, or that
+// header's value is null.
+std::optional<std::string_view> last_header_value(const message_view& m, const std::string& name);
 
 }  // namespace streamt::kafka

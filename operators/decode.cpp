@@ -11,6 +11,7 @@
 #include "operators/encode.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/parse.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -68,7 +69,12 @@ decode_definition::decode_definition(const plan::schema& s, std::size_t max_valu
     for (const std::string& segment : flat[i].path) n.name += (n.name.empty() ? "" : ".") + segment;
     n.json_path = json_path_of(flat[i].path);
     n.ignore_unknown = flat[i].ignore_unknown;
-    if (flat[i].parent == plan::node{}.parent) top_.push_back(i);
+    if (flat[i].column->from != plan::column_source::value) {
+      metadata_.push_back(i);
+      flat_ = false;
+    } else if (flat[i].parent == plan::node{}.parent) {
+      top_.push_back(i);
+    }
     const auto t = columns_.back().type;
     if (flat[i].depth > 1 || !(t == plan::column_type::string || t == plan::column_type::bigint ||
                                t == plan::column_type::boolean))
@@ -1290,6 +1296,117 @@ bool decode(const decode_definition& def, decode_state& state, std::string_view 
             diagnostic& error) {
   return detail::fast_decode(def, state, value, out) ||
          detail::reference_decode(def, state, value, out, error);
+}
+
+namespace {
+
+// The key's bytes as a BIGINT: a decimal integer as JSON writes one (an
+// optional '-', no leading zeros, no '+', no spaces), in the signed 64-bit range.
+bool key_bigint(std::string_view k, std::int64_t& out) noexcept {
+  if (k.empty() || k.size() > 20) return false;
+  const std::size_t digits = k[0] == '-' ? 1 : 0;
+  if (k.size() == digits || (k.size() > digits + 1 && k[digits] == '0')) return false;
+  const auto r = std::from_chars(k.data(), k.data() + k.size(), out);
+  return r.ec == std::errc() && r.ptr == k.data() + k.size();
+}
+
+std::string shown_bytes(std::string_view b) {
+  std::string out = "'";
+  const std::size_t n = std::min<std::size_t>(b.size(), 64);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(b[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\'') {
+      out += static_cast<char>(c);
+    } else {
+      static constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
+    }
+  }
+  return out + (b.size() > n ? "'..." : "'");
+}
+
+}  // namespace
+
+bool decode_metadata(const decode_definition& def, const record_metadata& meta, row& out, diagnostic& error) {
+  for (std::size_t i : def.metadata_columns()) {
+    const plan::column& c = def.column(i);
+    slot& s = out.slots[i];
+    const std::string what = "column " + quoted(def.name(i)) + " (the record's " + plan::from_text(c) + ")";
+    std::optional<std::string_view> bytes;
+    switch (c.from) {
+      case plan::column_source::key:
+        bytes = meta.key;
+        break;
+      case plan::column_source::header:
+        if (meta.header != nullptr) bytes = meta.header(meta.source, c.header);
+        break;
+      case plan::column_source::timestamp:
+        s.is_null = !meta.timestamp;
+        s.bigint = meta.timestamp.value_or(0);
+        if (s.is_null && !c.nullable) {
+          set_error(error, "unexpected_null", what + " is not nullable, and the record has no timestamp");
+          return false;
+        }
+        continue;
+      case plan::column_source::partition:
+        s.is_null = false;
+        s.bigint = meta.partition;
+        continue;
+      case plan::column_source::offset:
+        s.is_null = false;
+        s.bigint = meta.offset;
+        continue;
+      case plan::column_source::value:
+        continue;
+    }
+    if (!bytes) {
+      if (!c.nullable) {
+        set_error(error, "unexpected_null",
+                  what + " is not nullable, and the record has " +
+                      (c.from == plan::column_source::key ? "no key" : "no such header, or a null one"));
+        return false;
+      }
+      s.is_null = true;
+      continue;
+    }
+    s.is_null = false;
+    switch (c.type) {
+      case plan::column_type::string:
+        if (const std::size_t bad = plan::first_invalid_utf8(*bytes); bad != std::string_view::npos) {
+          set_error(error, "invalid_utf8",
+                    what + " is not UTF-8: invalid byte at byte " + std::to_string(bad));
+          return false;
+        }
+        s.string = *bytes;
+        break;
+      case plan::column_type::bigint:
+        if (!key_bigint(*bytes, s.bigint)) {
+          set_error(error, "wrong_type",
+                    what + " expects BIGINT, found " + shown_bytes(*bytes) +
+                        ", which is not a decimal integer in the signed 64-bit range");
+          return false;
+        }
+        break;
+      case plan::column_type::json: {
+        // Validated, then passed on as the key's own bytes: unchanged, as
+        // the value's JSON columns are (those are only made compact).
+        boost::system::error_code ec;
+        (void)boost::json::parse(*bytes, ec);
+        if (ec) {
+          set_error(error, "wrong_type",
+                    what + " expects JSON, found " + shown_bytes(*bytes) + " (" + ec.message() + ")");
+          return false;
+        }
+        s.string = *bytes;
+        break;
+      }
+      default:
+        break;  // the schema loader allows no other type for these sources
+    }
+  }
+  return true;
 }
 
 }  // namespace streamt::operators

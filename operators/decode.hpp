@@ -134,6 +134,9 @@ class decode_definition {
   // by the reference path.
   bool flat() const noexcept { return flat_; }
 
+  // The top-level columns taken from the record's metadata, not its value.
+  const std::vector<std::size_t>& metadata_columns() const noexcept { return metadata_; }
+
   // True if the plan's schema says `unknown_fields: ignore`: an undeclared
   // member is parsed and skipped instead of making the record invalid.
   bool ignore_unknown() const noexcept { return ignore_unknown_; }
@@ -162,11 +165,27 @@ class decode_definition {
   std::vector<plan::column> columns_;
   std::vector<node> nodes_;
   std::vector<std::size_t> top_;
+  std::vector<std::size_t> metadata_;
   std::vector<key_pattern> keys_;
   std::size_t max_value_bytes_;
   bool ignore_unknown_ = false;
   bool plain_names_ = true;
   bool flat_ = true;
+};
+
+// What a record carries besides its value, for the columns a version 2 schema
+// takes from it. Views, valid while the record is. Headers are asked for by
+// name, only for plans that read them: reading a consumed record's headers
+// costs librdkafka an allocation, so the caller looks them up on demand
+// (`header(source, name)` returns the last header of that name's value,
+// nullopt if there is none or its value is null).
+struct record_metadata {
+  std::optional<std::string_view> key;
+  std::optional<std::int64_t> timestamp;
+  std::int32_t partition = 0;
+  std::int64_t offset = 0;
+  const void* source = nullptr;
+  std::optional<std::string_view> (*header)(const void* source, const std::string& name) = nullptr;
 };
 
 class decode_state;
@@ -211,5 +230,13 @@ class decode_state {
 // not copied; one with escapes reuses the capacity of its slot's storage).
 [[nodiscard]] bool decode(const decode_definition& def, decode_state& state, std::string_view value, row& out,
                           diagnostic& error);
+
+// Fills the slots of the metadata columns (decode_definition::metadata_columns)
+// from `meta`. Refused, with these codes: unexpected_null (no key, or no
+// such header, for a column that is not nullable), invalid_utf8 (a key or
+// header read as STRING that is not UTF-8), wrong_type (a key read as BIGINT
+// that is not a decimal integer in range, or as JSON that is not JSON).
+[[nodiscard]] bool decode_metadata(const decode_definition& def, const record_metadata& meta, row& out,
+                                   diagnostic& error);
 
 }  // namespace streamt::operators

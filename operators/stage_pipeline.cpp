@@ -16,10 +16,12 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
   out_.resize(256);
 }
 
-step stage_pipeline::process(std::optional<std::string_view> value) {
+step stage_pipeline::process(const record_metadata& meta, std::optional<std::string_view> value) {
   if (!value) return {outcome::tombstone, {}, nullptr};
   // decode refuses an empty value itself (empty_value): it is not a tombstone.
   if (!decode(decode_, decode_state_, *value, row_, error_)) return {outcome::invalid, {}, &error_};
+  if (reads_metadata() && !decode_metadata(decode_, meta, row_, error_))
+    return {outcome::invalid, {}, &error_};
   if (!evaluate(predicate_, row_)) return {outcome::filtered, {}, nullptr};
   return {outcome::emitted, encode(encode_, row_, out_), nullptr};
 }

@@ -45,8 +45,15 @@ class stage_pipeline {
   explicit stage_pipeline(const plan::plan& p, std::size_t max_value_bytes = max_record_value_bytes);
 
   // `value` is the record's value bytes, or nullopt for a tombstone. An empty
-  // value (zero bytes) is not a tombstone: it is invalid.
-  step process(std::optional<std::string_view> value);
+  // value (zero bytes) is not a tombstone: it is invalid. `meta` gives the
+  // columns a version 2 schema takes from the record's key, headers,
+  // timestamp, partition or offset; the first form is for plans with none.
+  step process(std::optional<std::string_view> value) { return process(record_metadata{}, value); }
+  step process(const record_metadata& meta, std::optional<std::string_view> value);
+
+  // True if the plan has columns from the record's metadata: only then need
+  // a caller fill `meta`.
+  bool reads_metadata() const noexcept { return !decode_.metadata_columns().empty(); }
 
  private:
   decode_definition decode_;

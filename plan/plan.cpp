@@ -30,6 +30,7 @@ std::string v2_column_reason(const column& c, const std::string& where) {
   const std::string here = where.empty() ? sql::sql_name(c.name) : where + "." + sql::sql_name(c.name);
   if (c.type != column_type::string && c.type != column_type::bigint && c.type != column_type::boolean)
     return "column " + here + " is " + type_name(c);
+  if (c.from != column_source::value) return "column " + here + " comes from the record's " + from_text(c);
   return {};
 }
 

@@ -82,6 +82,12 @@ constexpr std::string_view to_string(unknown_fields u) noexcept {
 // column is at depth 1.
 inline constexpr int max_row_depth = 16;
 
+// Where a top-level column's value comes from: the record's value (the
+// default), or its metadata (version 2): the key's bytes, the last header of
+// a name, its timestamp, partition or offset. A metadata column is not looked
+// for in the value; it is filtered on and projected like any other.
+enum class column_source { value, key, header, timestamp, partition, offset };
+
 struct column {
   std::string name;
   column_type type = column_type::string;
@@ -93,8 +99,29 @@ struct column {
   // ROW only: its own policy for undeclared members; unset, it inherits its
   // parent's (the schema's at the top).
   std::optional<streamt::plan::unknown_fields> unknown_fields{};
+  column_source from = column_source::value;
+  std::string header{};  // the header's name when `from` is header
   friend bool operator==(const column&, const column&) = default;
 };
+
+// The schema's spelling of `from`: "key", "header:NAME", "timestamp", ...
+inline std::string from_text(const column& c) {
+  switch (c.from) {
+    case column_source::value:
+      return "value";
+    case column_source::key:
+      return "key";
+    case column_source::header:
+      return "header:" + c.header;
+    case column_source::timestamp:
+      return "timestamp";
+    case column_source::partition:
+      return "partition";
+    case column_source::offset:
+      return "offset";
+  }
+  return "?";
+}
 
 // "DECIMAL(10,2)" for a decimal, to_string(type) otherwise.
 inline std::string type_name(const column& c) {

@@ -340,7 +340,10 @@ result<literal> load_literal(const boost::json::value& v, const column& col, con
       break;
     case column_type::double_:
       if (v.is_double() && std::isfinite(v.get_double())) return literal(v.get_double());
+      // The writer's shortest form of a whole double may be digits only,
+      // which Boost.JSON reads back as an integer of either width.
       if (v.is_int64()) return literal(static_cast<double>(v.get_int64()));
+      if (v.is_uint64()) return literal(static_cast<double>(v.get_uint64()));
       break;
     case column_type::decimal:
       if (v.is_string()) {

@@ -98,6 +98,68 @@ result<unknown_fields> parse_unknown_fields(const boost::json::value& v, const s
 result<std::vector<column>> columns_from_json(const boost::json::value& v, const std::string& path,
                                               streamt::phase ph, int depth, std::string_view what);
 
+// "from": where a top-level column's value comes from, and the types each
+// source can give: the key's bytes as UTF-8 text, or parsed as a BIGINT or as
+// JSON; a header's value as text; the timestamp as a TIMESTAMP; the
+// partition and offset as BIGINTs.
+result<bool> parse_from(const boost::json::value& v, column& c, const std::string& path, streamt::phase ph,
+                        int depth) {
+  constexpr std::string_view rule =
+      "\"key\" (STRING, BIGINT or JSON), \"header:NAME\" (STRING), \"timestamp\" (TIMESTAMP), "
+      "\"partition\" or \"offset\" (BIGINT)";
+  if (!v.is_string())
+    return error(ph, "wrong_type", path,
+                 "is " + std::string(detail::kind_name(v)) + "; it must be one of " + std::string(rule));
+  const std::string_view text = v.get_string();
+  if (depth > 1)
+    return error(
+        ph, "nested_metadata_column", path,
+        "is given for a field of a ROW; only a top-level column can come from the record's metadata");
+  if (text == "key") {
+    c.from = column_source::key;
+  } else if (text == "timestamp") {
+    c.from = column_source::timestamp;
+  } else if (text == "partition") {
+    c.from = column_source::partition;
+  } else if (text == "offset") {
+    c.from = column_source::offset;
+  } else if (text.starts_with("header:")) {
+    c.from = column_source::header;
+    c.header = std::string(text.substr(7));
+    if (c.header.empty() || c.header.size() > sql::max_name_bytes || c.header.find('\0') != std::string::npos)
+      return error(ph, "invalid_header_name", path,
+                   quote(text) + " names no header; write \"header:NAME\" with a name of 1 to " +
+                       std::to_string(sql::max_name_bytes) + " bytes (no NUL)");
+  } else {
+    return error(ph, "invalid_from", path,
+                 quote(text) + " is not a source; it must be one of " + std::string(rule));
+  }
+  const column_type t = c.type;
+  bool fits = false;
+  switch (c.from) {
+    case column_source::key:
+      fits = t == column_type::string || t == column_type::bigint || t == column_type::json;
+      break;
+    case column_source::header:
+      fits = t == column_type::string;
+      break;
+    case column_source::timestamp:
+      fits = t == column_type::timestamp;
+      break;
+    case column_source::partition:
+    case column_source::offset:
+      fits = t == column_type::bigint;
+      break;
+    case column_source::value:
+      break;
+  }
+  if (!fits)
+    return error(ph, "wrong_metadata_type", path,
+                 quote(text) + " cannot give a " + type_name(c) +
+                     " column; the sources and their types are " + std::string(rule));
+  return true;
+}
+
 result<column> column_from_json(const boost::json::value& v, const std::string& path, streamt::phase ph,
                                 int depth) {
   if (!v.is_object())
@@ -133,6 +195,11 @@ result<column> column_from_json(const boost::json::value& v, const std::string& 
         ph, "wrong_type", detail::path_key(path, "nullable"),
         "is " + std::string(detail::kind_name(**nullable)) + "; it must be " + std::string(nullable_rule));
   c.nullable = (*nullable)->get_bool();
+
+  if (const auto* from = o.if_contains("from")) {
+    auto source = parse_from(*from, c, detail::path_key(path, "from"), ph, depth);
+    if (!source) return source.error();
+  }
 
   const auto* fields = o.if_contains("fields");
   const auto* policy = o.if_contains("unknown_fields");
@@ -190,6 +257,7 @@ void column_to_json(const column& c, boost::json::array& out) {
   co["name"] = c.name;
   co["type"] = type_name(c);
   co["nullable"] = c.nullable;
+  if (c.from != column_source::value) co["from"] = from_text(c);
   if (c.type == column_type::row) {
     boost::json::array fields;
     for (const column& f : c.fields) column_to_json(f, fields);
