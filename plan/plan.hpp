@@ -89,10 +89,10 @@ struct column {
   int precision = 0;  // DECIMAL only: 1..38
   int scale = 0;      // DECIMAL only: 0..precision
   // ROW only: its columns, at least one, in the order the output writes them.
-  std::vector<column> fields;
+  std::vector<column> fields{};
   // ROW only: its own policy for undeclared members; unset, it inherits its
   // parent's (the schema's at the top).
-  std::optional<streamt::plan::unknown_fields> unknown_fields;
+  std::optional<streamt::plan::unknown_fields> unknown_fields{};
   friend bool operator==(const column&, const column&) = default;
 };
 
@@ -130,7 +130,7 @@ struct schema {
   std::vector<column> columns;
   streamt::plan::unknown_fields unknown_fields = unknown_fields::reject;
   streamt::plan::tombstones tombstones = tombstones::drop;
-  std::optional<streamt::plan::changelog> changelog;
+  std::optional<streamt::plan::changelog> changelog{};
 
   // Index of the column with exactly this name (case-sensitive), if any.
   std::optional<std::size_t> find(std::string_view name) const noexcept {
