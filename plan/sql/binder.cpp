@@ -232,6 +232,9 @@ result<literal> typed_literal(const column& c, const std::string& where, const s
         return error(
             "double_out_of_range", l.pos,
             *text + " is outside the range of DOUBLE (about 2.2e-308 to 1.8e308 in magnitude); " + column_is);
+      // -0.0 and 0.0 compare equal in every operator: one meaning, one
+      // plan (and one digest).
+      if (v == 0) v = 0.0;
       return literal{v};
     }
     case column_type::decimal: {

@@ -11,6 +11,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <variant>
 
 namespace streamt::plan {
@@ -146,6 +148,11 @@ std::string literal_sql(const literal& value, const column& of) {
     out += double_text(*d);
   } else if (const auto* dec = std::get_if<decimal_value>(&value)) {
     out += format_decimal(*dec, of.scale);
+    // Digits alone beyond BIGINT's literal range would not lex back as a
+    // literal; a zero fraction makes them a decimal number of the same value.
+    constexpr int128 bigint_min = std::numeric_limits<std::int64_t>::min();
+    constexpr int128 bigint_max = std::numeric_limits<std::int64_t>::max();
+    if (of.scale == 0 && (dec->unscaled < bigint_min || dec->unscaled > bigint_max)) out += ".0";
   } else if (const auto* t = std::get_if<timestamp_value>(&value)) {
     out += "TIMESTAMP '" + format_timestamp(*t) + "'";
   }

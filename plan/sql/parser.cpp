@@ -626,7 +626,10 @@ class parser {
     if (overflow)
       return make_diagnostic(
           phase::parse, "integer_out_of_range", lit.pos,
-          "integer " + lit.text + " is outside the BIGINT range -9223372036854775808..9223372036854775807");
+          "integer " + lit.text +
+              " is outside the BIGINT range -9223372036854775808..9223372036854775807 (for a DECIMAL or "
+              "DOUBLE column write it with a fraction: " +
+              lit.text + ".0)");
     if (negative) {
       // magnitude <= 2^63: negate in unsigned arithmetic, then convert
       // (well-defined modular conversion since C++20).

@@ -280,6 +280,11 @@ BOOST_AUTO_TEST_CASE(literal_sql_writes_each_literal_as_a_query_would) {
   dec.precision = 10;
   dec.scale = 3;
   BOOST_TEST(literal_sql(decimal_value{-5}, dec) == "-0.005");
+  // Beyond BIGINT's literal range digits alone would not lex back.
+  dec.precision = 38;
+  dec.scale = 0;
+  BOOST_TEST(literal_sql(decimal_value{7}, dec) == "7");
+  BOOST_TEST(literal_sql(decimal_value{int128{1} << 100}, dec) == "1267650600228229401496703205376.0");
   const column dbl{"d", column_type::double_, false};
   BOOST_TEST(literal_sql(0.1, dbl) == "0.1");
   BOOST_TEST(literal_sql(-0.0, dbl) == "-0.0");
