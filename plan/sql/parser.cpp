@@ -287,6 +287,7 @@ class parser {
           return error("missing_column", t, "expected a column name, found the end of the statement");
         return not_a_column(t, "in the projection", only_columns);
       }
+      if (timestamp_literal_at(0)) return not_a_column(t, "in the projection", only_columns);
       auto column = column_path(only_columns);
       if (!column) return column.error();
       select_item item{std::move(*column), std::nullopt};

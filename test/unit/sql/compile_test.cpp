@@ -274,6 +274,19 @@ BOOST_AUTO_TEST_CASE(a_version_2_plan_round_trips_through_the_plan_file_with_its
       "0.1 AND after.paid_at >= TIMESTAMP '2026-12-05T09:00:00.500Z' AND after IS NOT NULL");
 }
 
+BOOST_AUTO_TEST_CASE(a_column_may_be_called_timestamp_because_only_a_string_makes_a_timestamp_literal) {
+  schema s;
+  s.source = "events";
+  s.topic = "events";
+  s.columns = {{"timestamp", column_type::timestamp, false}};
+  auto r = compile("SELECT timestamp FROM events WHERE timestamp >= TIMESTAMP '2026-12-05T10:00:00Z'", s,
+                   options());
+  BOOST_TEST_REQUIRE(r.has_value(), (r ? std::string() : format(r.error())));
+  BOOST_TEST(std::get<timestamp_value>(r->predicate.at(0).value).millis == 1796464800000);
+  BOOST_TEST(to_sql(*r) ==
+             "SELECT timestamp FROM events WHERE timestamp >= TIMESTAMP '2026-12-05T10:00:00.000Z'");
+}
+
 BOOST_AUTO_TEST_CASE(literal_sql_writes_each_literal_as_a_query_would) {
   column dec;
   dec.type = column_type::decimal;
