@@ -258,9 +258,9 @@ class lexer {
   // a decimal number whose exact text the binder reads against the column's
   // type, so nothing is rounded here. Letters or digits running on are lexed
   // into the same span so that the message quotes what the user wrote
-  // ("12abc", "0x10"). A point must have digits on both sides: "1." and ".5"
-  // are refused rather than read, because "1." next to a path
-  // ("a.b") is too easily a typo and both have an unambiguous spelling.
+  // ("12abc", "0x10"). A point needs digits on both sides: "1." and ".5"
+  // are refused with the spelling to use rather than read, because a stray
+  // point next to a path (after.amount) is more likely a typo than a number.
   result<token> number() {
     const std::size_t start = i_;
     const position at = here();
