@@ -19,8 +19,13 @@ struct bound_query {
   std::vector<projection_item> projection;
 };
 
-// Errors (phase::bind): unknown_source, unknown_column, duplicate_output_name,
-// ordering_on_non_bigint, type_mismatch.
+// Errors (phase::bind): unknown_source, unknown_column (also a field a ROW
+// lacks), source_qualified_column (`orders.id` with orders the source),
+// path_into_non_row, duplicate_output_name, not_comparable (a JSON or ROW
+// column compared other than by IS [NOT] NULL), ordering_on_unordered,
+// type_mismatch, not_an_integer (a decimal number on BIGINT),
+// decimal_does_not_fit (a number DECIMAL(p,s) cannot hold exactly),
+// double_out_of_range.
 result<bound_query> bind(const query& q, const schema& source);
 
 }  // namespace streamt::plan::sql

@@ -9,6 +9,10 @@
 #include "plan/sql/parser.hpp"
 #include "plan/strict_json.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <variant>
 
 namespace streamt::plan {
@@ -31,16 +35,21 @@ void suggest_quoting(std::string_view sql, const schema& s, diagnostic& d) {
     }
     return false;
   };
-  auto offer = [&](std::string_view what, std::string_view name) {
+  // `full` is how the whole reference is written: the path for a field of a
+  // ROW (payload.after."user-id"), the name itself otherwise.
+  auto offer = [&](std::string_view what, std::string_view name, const std::string& full) {
     const std::string written = sql::sql_name(name);
     if (sql::is_valid_name(name) || d.message.find(written) != std::string::npos || !covers(name))
       return false;
-    d.message += "; " + std::string(what) + " " + written + " must be written in double quotes: " + written;
+    d.message += "; " + std::string(what) + " " + written + " must be written in double quotes: " + full;
     return true;
   };
-  for (const auto& c : s.columns)
-    if (offer("the column", c.name)) return;
-  offer("the source", s.source);
+  // Every declared name, nested ones too: `payload.after.user-id` breaks the
+  // same way.
+  const std::vector<node> nodes = flatten(s);
+  for (const node& n : nodes)
+    if (offer(n.depth == 1 ? "the column" : "the field", n.column->name, path_text(n.path))) return;
+  offer("the source", s.source, sql::sql_name(s.source));
 }
 
 }  // namespace
@@ -94,7 +103,36 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
 
 namespace {
 
-void append_literal(std::string& out, const literal& value) {
+// The shortest text that reads back as exactly `v` (std::to_chars), in a
+// form the lexer takes: an integral value too large for BIGINT's literal
+// range is written with an exponent, and -0 keeps its sign with a fraction.
+std::string double_text(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string out(buf, end);
+  if (out.find_first_of(".e") == std::string::npos) {
+    if (std::fabs(v) >= 1e18) {
+      end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific).ptr;
+      out.assign(buf, end);
+    } else if (v == 0 && std::signbit(v)) {
+      out = "-0.0";
+    }
+  }
+  return out;
+}
+
+// A plan from the strict loader always has valid indices; this keeps to_sql
+// total anyway, so that printing a damaged plan shows the damage instead of
+// reading out of bounds.
+std::string column_name(const std::vector<node>& nodes, std::size_t index) {
+  if (index < nodes.size()) return path_text(nodes[index].path);
+  return "<column #" + std::to_string(index) + ">";
+}
+
+}  // namespace
+
+std::string literal_sql(const literal& value, const column& of) {
+  std::string out;
   if (const auto* i = std::get_if<std::int64_t>(&value)) {
     out += std::to_string(*i);
   } else if (const auto* b = std::get_if<bool>(&value)) {
@@ -106,38 +144,43 @@ void append_literal(std::string& out, const literal& value) {
       out += c;
     }
     out += '\'';
+  } else if (const auto* d = std::get_if<double>(&value)) {
+    out += double_text(*d);
+  } else if (const auto* dec = std::get_if<decimal_value>(&value)) {
+    out += format_decimal(*dec, of.scale);
+    // Digits alone beyond BIGINT's literal range would not lex back as a
+    // literal; a zero fraction makes them a decimal number of the same value.
+    constexpr int128 bigint_min = std::numeric_limits<std::int64_t>::min();
+    constexpr int128 bigint_max = std::numeric_limits<std::int64_t>::max();
+    if (of.scale == 0 && (dec->unscaled < bigint_min || dec->unscaled > bigint_max)) out += ".0";
+  } else if (const auto* t = std::get_if<timestamp_value>(&value)) {
+    out += "TIMESTAMP '" + format_timestamp(*t) + "'";
   }
+  return out;
 }
-
-// A plan from the strict loader always has valid indices; this keeps to_sql
-// total anyway, so that printing a damaged plan shows the damage instead of
-// reading out of bounds.
-std::string column_name(const plan& p, std::size_t index) {
-  if (index < p.schema.columns.size()) return sql::sql_name(p.schema.columns[index].name);
-  return "<column #" + std::to_string(index) + ">";
-}
-
-}  // namespace
 
 std::string to_sql(const plan& p) {
+  const std::vector<node> nodes = flatten(p.schema);
   std::string out = "SELECT ";
   for (std::size_t i = 0; i < p.projection.size(); ++i) {
     const auto& item = p.projection[i];
     if (i != 0) out += ", ";
-    out += column_name(p, item.column);
-    if (item.column >= p.schema.columns.size() || item.output_name != p.schema.columns[item.column].name)
+    out += column_name(nodes, item.column);
+    // Without AS a path's output name is its last segment.
+    if (item.column >= nodes.size() || item.output_name != nodes[item.column].path.back())
       out += " AS " + sql::sql_name(item.output_name);
   }
   out += " FROM " + sql::sql_name(p.schema.source);
   for (std::size_t i = 0; i < p.predicate.size(); ++i) {
     const auto& c = p.predicate[i];
     out += i == 0 ? " WHERE " : " AND ";
-    out += column_name(p, c.column);
+    out += column_name(nodes, c.column);
     out += ' ';
     out += to_string(c.op);
     if (c.op != compare_op::is_null && c.op != compare_op::is_not_null) {
       out += ' ';
-      append_literal(out, c.value);
+      static const column unknown{};
+      out += literal_sql(c.value, c.column < nodes.size() ? *nodes[c.column].column : unknown);
     }
   }
   return out;

@@ -2,9 +2,10 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// SQL text → plan v1. The phases are lex → parse → bind (names and types
-// against the schema) → plan. Each returns a diagnostic with line:column
-// naming the construct and saying what the subset allows instead.
+// SQL text → plan (version 1, or 2 when the schema needs it). The phases are
+// lex → parse → bind (names and types against the schema) → plan. Each
+// returns a diagnostic with line:column naming the construct and saying what
+// the subset allows instead.
 
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
@@ -34,7 +35,14 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
 // The bound query written back as normalised SQL: keywords upper case,
 // `AS alias` only where the alias differs, literals in canonical form
 // (`'it''s'`, `-5`, `TRUE`), conditions joined by AND, no trailing `;`.
+// Paths are written as dot paths (after.amount, quoted segments where
+// needed); DECIMAL literals at the column's scale (12.50), DOUBLE literals in
+// the shortest form that reads back as the same double, TIMESTAMP literals
+// as TIMESTAMP '2026-12-05T10:00:00.000Z'.
 // Used by `streamt explain` and by the golden SQL tests.
 std::string to_sql(const plan& p);
+
+// One literal of a condition on column `of` as to_sql writes it.
+std::string literal_sql(const literal& value, const column& of);
 
 }  // namespace streamt::plan

@@ -29,6 +29,7 @@ std::string describe(const token& t) {
     case token_kind::string:
       return "the string " + std::string(t.text);
     case token_kind::integer:
+    case token_kind::decimal:
       return "the number " + std::string(t.text);
     default:
       return "'" + std::string(t.text) + "'";
@@ -73,6 +74,14 @@ class lexer {
   position here() const { return pos_; }
 
   char peek(std::size_t k = 0) const { return i_ + k < sql_.size() ? sql_[i_ + k] : '\0'; }
+
+  // True when the byte just before the cursor ends a name (or a number),
+  // so that a '.' here separates path segments.
+  bool after_name() const {
+    if (i_ == 0) return false;
+    const char c = sql_[i_ - 1];
+    return is_alpha(c) || is_digit(c) || c == '"';
+  }
 
   // Moves over `n` bytes, keeping line and column (in code points) current.
   void advance(std::size_t n) {
@@ -169,7 +178,9 @@ class lexer {
       case '*':
         return simple(token_kind::star, 1);
       case '.':
-        if (is_digit(peek(1))) return number();
+        // ".5" is a number (refused with a hint); "a.5" or "\"a\".5" is a path
+        // whose segment is not a name, which the parser explains.
+        if (is_digit(peek(1)) && !after_name()) return number();
         return simple(token_kind::dot, 1);
       case '-':
         if (peek(1) == '-')
@@ -223,7 +234,7 @@ class lexer {
     return error("unexpected_character", at,
                  "unexpected character " + shown +
                      "; the subset uses only names (double-quoted when they hold other characters), "
-                     "integer and single-quoted string literals, "
+                     "number and single-quoted string literals, "
                      "',', ';', '(', ')' and the operators = <> < <= > >=");
   }
 
@@ -241,18 +252,37 @@ class lexer {
     return make(token_kind::identifier, start, at, std::string(text));
   }
 
-  // Digits, optionally followed by what would make them a decimal or an
-  // exponent number, or by letters: all lexed as one span so the message
-  // quotes what the user wrote ("1.5", "1e3", "12abc").
+  // A number: digits, an optional fraction (a point and at least one
+  // digit) and an optional exponent (e or E, an optional sign, digits).
+  // Digits alone are an integer; with a fraction or an exponent the token is
+  // a decimal number whose exact text the binder reads against the column's
+  // type, so nothing is rounded here. Letters or digits running on are lexed
+  // into the same span so that the message quotes what the user wrote
+  // ("12abc", "0x10"). A point needs digits on both sides: "1." and ".5"
+  // are refused with the spelling to use rather than read, because a stray
+  // point next to a path (after.amount) is more likely a typo than a number.
   result<token> number() {
     const std::size_t start = i_;
     const position at = here();
+    if (peek() == '.') {
+      advance(1);
+      while (is_digit(peek())) advance(1);
+      const std::string text(sql_.substr(start, i_ - start));
+      return error("malformed_number", at,
+                   "number " + text + " needs a digit before the point; write 0" + text);
+    }
     bool fractional = false;
     bool exponent = false;
     while (is_digit(peek())) advance(1);
     if (peek() == '.') {
       fractional = true;
       advance(1);
+      if (!is_digit(peek())) {
+        const std::string text(sql_.substr(start, i_ - start));
+        return error("malformed_number", at,
+                     "number " + text + " needs a digit after the point; write " + text + "0 or " +
+                         text.substr(0, text.size() - 1));
+      }
       while (is_digit(peek())) advance(1);
     }
     if ((peek() == 'e' || peek() == 'E') &&
@@ -270,14 +300,9 @@ class lexer {
     if (junk)
       return error("malformed_number", at,
                    "'" + text +
-                       "' is not a number or a name; integers are decimal digits only and names "
-                       "cannot start with a digit");
-    if (fractional || exponent)
-      return error("non_integer_number", at,
-                   "number " + text +
-                       " is not an integer; the subset has only BIGINT literals written as decimal "
-                       "digits (no fractions or exponents)");
-    return make(token_kind::integer, start, at, text);
+                       "' is not a number or a name; a number is decimal digits with an optional fraction "
+                       "and exponent (12, 12.5, 1.5e3) and names cannot start with a digit");
+    return make(fractional || exponent ? token_kind::decimal : token_kind::integer, start, at, text);
   }
 
   result<token> string_literal() {

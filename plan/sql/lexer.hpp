@@ -5,7 +5,7 @@
 // Phase 1 of the SQL compiler: text → tokens. The lexer knows nothing of the
 // grammar; it validates the bytes (UTF-8, ASCII outside string literals),
 // refuses what can never appear in the subset at any position (comments,
-// quoted identifiers, non-integer numbers, stray characters) and records
+// backquoted names, malformed numbers, stray characters) and records
 // where each token starts so that later phases can point at it.
 //
 // Positions are 1-based. Lines are separated by '\n' ("\r\n" works because
@@ -33,6 +33,7 @@ enum class token_kind {
   identifier,  // [A-Za-z_][A-Za-z0-9_]* that is not a reserved word, or "any text" ("" → ")
   keyword,     // a reserved word; `word` holds it upper-cased
   integer,     // unsigned decimal digits; the sign is the parser's business
+  decimal,     // digits with a fraction and/or an exponent (12.5, 1e3, 1.5E-2); `word` holds the text
   string,      // single-quoted; `word` holds the decoded value ('' → ')
   comma,
   semicolon,
@@ -46,7 +47,7 @@ enum class token_kind {
   le,         // <=
   gt,         // >
   ge,         // >=
-  minus,      // -  (a negative literal is `-` directly followed by an integer)
+  minus,      // -  (a negative literal is `-` directly followed by a number)
   bang_eq,    // != : lexed so the parser can say "write <> instead"
   eq_eq,      // == : lexed so the parser can say "write = instead"
   operator_,  // + / % || | & ^ ~ ! :: (an expression operator the subset rejects)
@@ -70,8 +71,8 @@ std::string describe(const token& t);
 // Tokenises `sql`. Always ends with one token_kind::end token on success.
 // Errors (phase::lex): invalid_utf8, non_ascii, unexpected_character,
 // unterminated_string, comment_not_supported, quoted_identifier (backquotes),
-// unterminated_identifier, empty_identifier, name_too_long,
-// non_integer_number, malformed_number.
+// unterminated_identifier, empty_identifier, name_too_long, malformed_number
+// (also "1." and ".5": a point needs digits on both sides).
 result<std::vector<token>> lex(std::string_view sql);
 
 }  // namespace streamt::plan::sql

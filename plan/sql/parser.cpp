@@ -3,6 +3,7 @@
 
 #include "plan/sql/parser.hpp"
 
+#include "plan/spelling.hpp"
 #include "plan/sql/keywords.hpp"
 
 #include <array>
@@ -12,7 +13,8 @@ namespace streamt::plan::sql {
 namespace {
 
 constexpr std::string_view only_columns =
-    "the projection lists column names only, each with an optional AS alias";
+    "the projection lists columns only (names or dot paths such as after.amount), each with an optional AS "
+    "alias";
 constexpr std::string_view only_comparisons =
     "a predicate is `column op literal` (op: = <> < <= > >=) or `column IS [NOT] NULL`";
 
@@ -104,10 +106,25 @@ class parser {
   static bool kw(const token& t, std::string_view word) {
     return t.kind == token_kind::keyword && t.word == word;
   }
-  static bool is_literal_start(const token& t) {
-    return t.kind == token_kind::integer || t.kind == token_kind::string || t.kind == token_kind::minus ||
-           kw(t, "TRUE") || kw(t, "FALSE") || kw(t, "NULL");
+  // TIMESTAMP is not reserved (a column may be called timestamp): it starts
+  // a literal only when a string follows it, where no name can stand.
+  bool timestamp_literal_at(std::size_t k) const {
+    const token& t = at(k);
+    return t.kind == token_kind::identifier && !t.quoted && equal_ignoring_case(t.word, "TIMESTAMP") &&
+           at(k + 1).kind == token_kind::string;
   }
+  bool literal_at(std::size_t k) const {
+    const token& t = at(k);
+    return t.kind == token_kind::integer || t.kind == token_kind::decimal || t.kind == token_kind::string ||
+           t.kind == token_kind::minus || kw(t, "TRUE") || kw(t, "FALSE") || kw(t, "NULL") ||
+           timestamp_literal_at(k);
+  }
+  static bool is_number(const token& t) {
+    return t.kind == token_kind::integer || t.kind == token_kind::decimal;
+  }
+  // A column as messages name it between single quotes: the name as meant
+  // for one segment (as before paths existed), the path as written otherwise.
+  static std::string shown(const name_ref& n) { return n.path.size() > 1 ? n.written() : n.name; }
   static diagnostic error(std::string code, const token& t, std::string message) {
     return make_diagnostic(phase::parse, std::move(code), t.pos, std::move(message));
   }
@@ -151,9 +168,11 @@ class parser {
       if (kw(at(1), "SELECT")) return error("unsupported_subquery", t, "subqueries are not supported" + tail);
       return error("unsupported_expression", t, "parentheses are not supported " + std::string(where) + tail);
     }
-    if (is_literal_start(t)) {
-      const bool negative = t.kind == token_kind::minus && at(1).kind == token_kind::integer;
-      const std::string text = negative ? "-" + at(1).word : std::string(t.text);
+    if (literal_at(0)) {
+      const bool negative = t.kind == token_kind::minus && is_number(at(1));
+      const std::string text = negative                  ? "-" + at(1).word
+                               : timestamp_literal_at(0) ? "TIMESTAMP " + std::string(at(1).text)
+                                                         : std::string(t.text);
       return error("unsupported_expression", t,
                    "literal " + text + " " + std::string(where) + " is not supported" + tail);
     }
@@ -165,19 +184,65 @@ class parser {
     return error("unexpected_token", t, "expected a column name, found " + describe(t) + tail);
   }
 
-  // An identifier that must stand alone: not `f(...)`, not `a.b`.
+  // `f(...)` where a name is expected.
+  result<void> not_a_call(const token& t, std::string_view allowed) {
+    const std::string tail = "; " + std::string(allowed);
+    if (at(1).kind != token_kind::lparen) return {};
+    if (is_aggregate(t.word))
+      return error("unsupported_aggregate", t,
+                   "aggregate " + t.word +
+                       "(...) is not supported: the transform is stateless, one output row per input "
+                       "row" +
+                       tail);
+    return error("unsupported_function", t, "function call " + t.word + "(...) is not supported" + tail);
+  }
+
+  // A column: a name, or a dot path of names into ROW columns
+  // (after.amount, payload."user-id"), each segment plain or double-quoted.
+  // Whether the path exists, and what `orders.id` means when orders is the
+  // source, is for the binder, which has the schema.
+  result<name_ref> column_path(std::string_view allowed) {
+    const token& t = cur();
+    if (auto r = not_a_call(t, allowed); !r) return r.error();
+    name_ref n{t.word, t.pos, t.quoted, {t.word}, {t.pos}};
+    next();
+    while (cur().kind == token_kind::dot) {
+      const token& part = at(1);
+      if (part.kind == token_kind::identifier) {
+        next();
+        if (auto r = not_a_call(part, allowed); !r) return r.error();
+        n.name = part.word;
+        n.quoted = part.quoted;
+        n.path.push_back(part.word);
+        n.segment_pos.push_back(part.pos);
+        next();
+        continue;
+      }
+      const std::string so_far = n.written();
+      if (part.kind == token_kind::star)
+        return error(
+            "unsupported_star", t,
+            "'" + so_far + ".*' is not supported; list the columns explicitly (SELECT id, amount, ...)");
+      // `after. FROM` is a path cut short, not a segment named FROM.
+      const bool structure = kw(part, "FROM") || kw(part, "WHERE") || kw(part, "AND") || kw(part, "AS") ||
+                             kw(part, "IS") || kw(part, "OR");
+      if (part.kind == token_kind::keyword && !structure)
+        return error("keyword_as_name", part,
+                     "'" + std::string(part.text) +
+                         "' is a reserved word; to use it as a name in a path, write it in double quotes (" +
+                         so_far + "." + sql_name(part.text) + ")");
+      return error("missing_name", part,
+                   "expected a name after '" + so_far + ".', found " + describe(part) +
+                       "; a path joins names with '.' (after.amount), a name that is not a plain identifier "
+                       "double-quoted (payload.\"user-id\")");
+    }
+    return n;
+  }
+
+  // An identifier that must stand alone (the source): not `f(...)`, not `a.b`.
   result<name_ref> plain_name(std::string_view role, std::string_view allowed) {
     const token& t = cur();
-    const std::string tail = "; " + std::string(allowed);
-    if (at(1).kind == token_kind::lparen) {
-      if (is_aggregate(t.word))
-        return error("unsupported_aggregate", t,
-                     "aggregate " + t.word +
-                         "(...) is not supported: the transform is stateless, one output row per input "
-                         "row" +
-                         tail);
-      return error("unsupported_function", t, "function call " + t.word + "(...) is not supported" + tail);
-    }
+    if (auto r = not_a_call(t, allowed); !r) return r.error();
     if (at(1).kind == token_kind::dot) {
       std::string full = t.word;
       std::string last = t.word;
@@ -195,7 +260,7 @@ class parser {
                    "qualified name '" + full + "' is not supported; write the " + std::string(role) +
                        " name alone (" + sql_name(last) + ")");
     }
-    name_ref n{t.word, t.pos, t.quoted};
+    name_ref n{t.word, t.pos, t.quoted, {t.word}, {t.pos}};
     next();
     return n;
   }
@@ -222,7 +287,8 @@ class parser {
           return error("missing_column", t, "expected a column name, found the end of the statement");
         return not_a_column(t, "in the projection", only_columns);
       }
-      auto column = plain_name("column", only_columns);
+      if (timestamp_literal_at(0)) return not_a_column(t, "in the projection", only_columns);
+      auto column = column_path(only_columns);
       if (!column) return column.error();
       select_item item{std::move(*column), std::nullopt};
       if (kw(cur(), "AS")) {
@@ -239,9 +305,8 @@ class parser {
         item.alias = name_ref{a.word, a.pos, a.quoted};
         next();
       } else if (cur().kind == token_kind::identifier) {
-        return error(
-            "missing_as", cur(),
-            "an alias needs AS; write " + sql_name(item.column.name) + " AS " + sql_name(cur().word));
+        return error("missing_as", cur(),
+                     "an alias needs AS; write " + item.column.written() + " AS " + sql_name(cur().word));
       }
       q.projection.push_back(std::move(item));
       if (auto r = after_projection_item(); !r) return r.error();
@@ -351,12 +416,12 @@ class parser {
         kw(t, "GROUP") || kw(t, "ORDER") || kw(t, "LIMIT"))
       return error("missing_predicate", t,
                    "expected a predicate, found " + describe(t) + "; " + std::string(only_comparisons));
-    if (is_literal_start(t)) return literal_on_left();
+    if (literal_at(0)) return literal_on_left();
     if (t.kind != token_kind::identifier) {
       auto r = not_a_column(t, "in a predicate", only_comparisons);
       return r.error();
     }
-    auto column = plain_name("column", only_comparisons);
+    auto column = column_path(only_comparisons);
     if (!column) return column.error();
     predicate_ref p;
     p.column = std::move(*column);
@@ -391,7 +456,7 @@ class parser {
         return error("unsupported_is", n1, "expected NULL or NOT NULL after IS, found " + describe(n1));
       std::string hint = "after IS the subset allows only NULL or NOT NULL";
       if (kw(n1, "TRUE") || kw(n1, "FALSE") || (kw(n1, "NOT") && (kw(at(2), "TRUE") || kw(at(2), "FALSE"))))
-        hint += " (write " + sql_name(p.column.name) + " = TRUE or " + sql_name(p.column.name) + " = FALSE)";
+        hint += " (write " + p.column.written() + " = TRUE or " + p.column.written() + " = FALSE)";
       return error("unsupported_is", op, "IS " + std::string(n1.text) + " is not supported; " + hint);
     }
     if (op.kind == token_kind::bang_eq)
@@ -400,26 +465,24 @@ class parser {
       return error("unsupported_operator", op, "'==' is not supported; write =");
     if (kw(op, "NOT")) {
       const token& n1 = at(1);
-      if (kw(n1, "BETWEEN") || kw(n1, "IN") || kw(n1, "LIKE"))
-        return negatable(n1, op, sql_name(p.column.name));
+      if (kw(n1, "BETWEEN") || kw(n1, "IN") || kw(n1, "LIKE")) return negatable(n1, op, p.column.written());
       return error("unsupported_not", op,
                    "NOT is not supported here; the subset allows NOT only in IS NOT NULL; " +
                        std::string(only_comparisons));
     }
-    if (kw(op, "BETWEEN") || kw(op, "IN") || kw(op, "LIKE"))
-      return negatable(op, op, sql_name(p.column.name));
+    if (kw(op, "BETWEEN") || kw(op, "IN") || kw(op, "LIKE")) return negatable(op, op, p.column.written());
     if (op.kind == token_kind::operator_ || op.kind == token_kind::minus || op.kind == token_kind::star)
       return error("unsupported_expression", op,
                    "expressions are not supported: operator '" + std::string(op.text) + "' after column '" +
-                       p.column.name + "'; " + std::string(only_comparisons));
+                       shown(p.column) + "'; " + std::string(only_comparisons));
     if (kw(op, "AND") || kw(op, "OR") || op.kind == token_kind::end || op.kind == token_kind::semicolon)
-      return make_diagnostic(
-          phase::parse, "missing_comparison", p.column.pos,
-          "column '" + p.column.name + "' alone is not a predicate; compare it with a literal (" +
-              sql_name(p.column.name) + " = TRUE for a BOOLEAN column) or use IS [NOT] NULL");
+      return make_diagnostic(phase::parse, "missing_comparison", p.column.pos,
+                             "column '" + shown(p.column) +
+                                 "' alone is not a predicate; compare it with a literal (" +
+                                 p.column.written() + " = TRUE for a BOOLEAN column) or use IS [NOT] NULL");
     return error("unexpected_token", op,
                  "expected a comparison operator (= <> < <= > >=) or IS [NOT] NULL after column '" +
-                     p.column.name + "', found " + describe(op));
+                     shown(p.column) + "', found " + describe(op));
   }
 
   // BETWEEN, IN, LIKE, with or without NOT: `which` names the construct,
@@ -445,30 +508,28 @@ class parser {
       std::string use = p.op == compare_op::ne ? "IS NOT NULL" : "IS NULL";
       return error("null_comparison", t,
                    "'" + std::string(op.text) + " NULL' is never true (SQL's three-valued logic); write " +
-                       sql_name(p.column.name) + " " + use);
+                       p.column.written() + " " + use);
     }
-    if (is_literal_start(t)) return literal();
+    if (literal_at(0)) return literal();
     if (t.kind == token_kind::identifier) {
-      if (at(1).kind == token_kind::lparen || at(1).kind == token_kind::dot) {
-        auto r = plain_name("column", only_comparisons);
-        return r.error();
-      }
-      std::string message = "comparing column '" + p.column.name + "' with column '" + t.word +
+      auto other = column_path(only_comparisons);
+      if (!other) return other.error();
+      std::string message = "comparing column '" + shown(p.column) + "' with column '" + shown(*other) +
                             "' is not supported; compare a column with a literal";
       // `note = "x"` is a comparison with a column named x in SQL; the
       // likelier intent is the string.
-      if (t.quoted) {
+      if (t.quoted && other->path.size() == 1) {
         std::string literal = "'";
         for (char ch : t.word) literal += ch == '\'' ? std::string("''") : std::string(1, ch);
         message += " (a double-quoted text is a name; a string literal is single-quoted: " + literal + "')";
       }
-      return error("column_comparison", t, std::move(message));
+      return make_diagnostic(phase::parse, "column_comparison", other->pos, std::move(message));
     }
     if (t.kind == token_kind::end || t.kind == token_kind::semicolon || t.kind == token_kind::keyword) {
       if (kw(t, "CAST") || kw(t, "CASE") || kw(t, "EXISTS") || kw(t, "NOT"))
         return not_a_column(t, "in a predicate", only_comparisons).error();
       return error("missing_literal", t,
-                   "expected a literal (an integer, a 'string', TRUE or FALSE) after '" +
+                   "expected a literal (a number, a 'string', TRUE, FALSE or TIMESTAMP '...') after '" +
                        std::string(op.text) + "', found " + describe(t));
     }
     if (t.kind == token_kind::lparen) {
@@ -483,8 +544,8 @@ class parser {
                    "operator '" + std::string(t.text) +
                        "' before a literal is not supported; write the literal alone");
     return error("unexpected_token", t,
-                 "expected a literal (an integer, a 'string', TRUE or FALSE) after '" + std::string(op.text) +
-                     "', found " + describe(t));
+                 "expected a literal (a number, a 'string', TRUE, FALSE or TIMESTAMP '...') after '" +
+                     std::string(op.text) + "', found " + describe(t));
   }
 
   result<void> no_arithmetic_after(std::string_view what) {
@@ -496,8 +557,9 @@ class parser {
     return {};
   }
 
-  // One literal at the cursor: integer, -integer, 'string', TRUE, FALSE.
-  // NULL is handled by the callers, which know what to suggest.
+  // One literal at the cursor: integer, -integer, decimal number, -decimal
+  // number, 'string', TRUE, FALSE, TIMESTAMP 'text'. NULL is handled by the
+  // callers, which know what to suggest.
   result<literal_ref> literal() {
     const token& t = cur();
     literal_ref lit;
@@ -514,10 +576,21 @@ class parser {
       next();
       return lit;
     }
+    if (timestamp_literal_at(0)) {
+      const token& text = at(1);
+      lit.text = "TIMESTAMP " + std::string(text.text);
+      std::string problem;
+      const std::optional<timestamp_value> v = parse_timestamp(text.word, problem);
+      if (!v) return make_diagnostic(phase::parse, "invalid_timestamp", lit.pos, lit.text + " " + problem);
+      lit.value = *v;
+      next();
+      next();
+      return lit;
+    }
     bool negative = false;
     if (t.kind == token_kind::minus) {
       const token& digits = at(1);
-      if (digits.kind != token_kind::integer)
+      if (!is_number(digits))
         return error(
             "unsupported_expression", t,
             "unary minus is supported only directly before digits (-5); expressions are not supported");
@@ -528,6 +601,12 @@ class parser {
                 digits.word + ")");
       negative = true;
       next();
+    }
+    if (cur().kind == token_kind::decimal) {
+      lit.text = (negative ? "-" : "") + cur().word;
+      lit.value = decimal_text{lit.text};
+      next();
+      return lit;
     }
     const token& digits = cur();
     lit.text = (negative ? "-" : "") + digits.word;
@@ -548,7 +627,10 @@ class parser {
     if (overflow)
       return make_diagnostic(
           phase::parse, "integer_out_of_range", lit.pos,
-          "integer " + lit.text + " is outside the BIGINT range -9223372036854775808..9223372036854775807");
+          "integer " + lit.text +
+              " is outside the BIGINT range -9223372036854775808..9223372036854775807 (for a DECIMAL or "
+              "DOUBLE column write it with a fraction: " +
+              lit.text + ".0)");
     if (negative) {
       // magnitude <= 2^63: negate in unsigned arithmetic, then convert
       // (well-defined modular conversion since C++20).
@@ -575,14 +657,19 @@ class parser {
     }
     const token& op = cur();
     const token& rhs = at(1);
+    // The column on the right as written, a path included (after.amount).
+    std::vector<std::string> segments{rhs.word};
+    for (std::size_t k = 2; at(k).kind == token_kind::dot && at(k + 1).kind == token_kind::identifier; k += 2)
+      segments.push_back(at(k + 1).word);
+    const std::string column = path_text(segments);
     if (is_comparison(op.kind) && rhs.kind == token_kind::identifier) {
       if (is_null)
         return error("null_comparison", first,
-                     "a comparison with NULL is never true (SQL's three-valued logic); write " +
-                         sql_name(rhs.word) + (op.kind == token_kind::ne ? " IS NOT NULL" : " IS NULL"));
+                     "a comparison with NULL is never true (SQL's three-valued logic); write " + column +
+                         (op.kind == token_kind::ne ? " IS NOT NULL" : " IS NULL"));
       return error("literal_on_left", first,
                    "a literal on the left of a comparison is not supported; write the column first: " +
-                       sql_name(rhs.word) + " " + std::string(mirrored(op.kind)) + " " + text);
+                       column + " " + std::string(mirrored(op.kind)) + " " + text);
     }
     return error(
         "literal_on_left", first,

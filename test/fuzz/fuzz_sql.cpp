@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace streamt::fuzz {
 
@@ -24,9 +25,26 @@ namespace {
 
 // The schemas of the golden SQL cases (test/data/sql/*.sqltest) in one, so
 // the seed corpus taken from them reaches the binder and the plan: the
-// orders columns and the names quoted.sqltest writes in double quotes.
+// orders columns and the names quoted.sqltest writes in double quotes, and a
+// ROW of version 2's types (as types_and_paths.sqltest's `after`) so that
+// paths and the new literals reach the binder and to_sql.
 const plan::schema& sql_schema() {
   static const plan::schema s = [] {
+    auto field = [](std::string name, plan::column_type type) {
+      plan::column c;
+      c.name = std::move(name);
+      c.type = type;
+      c.nullable = true;
+      return c;
+    };
+    plan::column amount = field("amount", plan::column_type::decimal);
+    amount.precision = 10;
+    amount.scale = 2;
+    plan::column after = field("after", plan::column_type::row);
+    after.fields = {
+        field("id", plan::column_type::bigint),     amount,
+        field("score", plan::column_type::double_), field("paid_at", plan::column_type::timestamp),
+        field("tags", plan::column_type::json),     field("user-id", plan::column_type::string)};
     plan::schema s;
     s.source = "orders";
     s.topic = "orders-v1";
@@ -42,7 +60,8 @@ const plan::schema& sql_schema() {
                  {"say\"hi\"", plan::column_type::string, true},
                  {"Gr\xC3\xBC\xC3\x9F"
                   "e",
-                  plan::column_type::string, true}};
+                  plan::column_type::string, true},
+                 after};
     return s;
   }();
   return s;

@@ -14,6 +14,8 @@
 
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace streamt::cli {
 
@@ -26,21 +28,26 @@ constexpr std::string_view help =
     "\n"
     "exit codes: 0 printed; 1 invalid plan; 2 usage; 74 standard output not writable\n";
 
-std::string literal_text(const plan::literal& v) {
-  if (auto i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-  if (auto b = std::get_if<bool>(&v)) return *b ? "TRUE" : "FALSE";
-  if (auto s = std::get_if<std::string>(&v)) {
-    std::string out = "'";
-    for (char c : *s) out += c == '\'' ? std::string("''") : std::string(1, c);
-    return out + "'";
-  }
-  return {};
-}
-
 // Every name is shown as a query writes it (quoted when it must be), so the
 // explanation reads as the SQL it came from; the encoded member as JSON.
 std::string name(std::string_view n) { return plan::sql::sql_name(n); }
 std::string json_member(std::string_view n) { return boost::json::serialize(boost::json::string(n)); }
+
+// One declared column and, for a ROW, its fields below it, each level
+// indented two more spaces, so the decoded shape reads as the schema file.
+void write_column(std::ostream& os, const plan::column& c, int depth) {
+  os << "             " << std::string(static_cast<std::size_t>(depth) * 2, ' ') << name(c.name) << ' '
+     << plan::type_name(c) << (c.nullable ? " NULL" : " NOT NULL");
+  if (c.type == plan::column_type::row && c.unknown_fields)
+    os << " (unknown_fields: " << plan::to_string(*c.unknown_fields) << ')';
+  os << '\n';
+  for (const plan::column& f : c.fields) write_column(os, f, depth + 1);
+}
+
+// A column reference as the query writes it (after.amount), or the damage.
+std::string path(const std::vector<plan::node>& nodes, std::size_t i) {
+  return i < nodes.size() ? plan::path_text(nodes[i].path) : "<column #" + std::to_string(i) + ">";
+}
 }  // namespace
 
 int cmd_explain(std::span<char* const> args) {
@@ -52,7 +59,8 @@ int cmd_explain(std::span<char* const> args) {
   std::optional<plan::plan> p = load_plan_file("explain", a.positionals[0], code);
   if (!p) return engine::to_int(code);
 
-  const auto& cols = p->schema.columns;
+  // Conditions and projection items refer to the flattened schema tree.
+  const std::vector<plan::node> nodes = plan::flatten(p->schema);
   std::ostringstream os;
   os << "plan " << p->identity.application_id << " (plan_version " << p->version << ", " << plan::digest(*p)
      << ")\n"
@@ -64,32 +72,40 @@ int cmd_explain(std::span<char* const> args) {
                "(unknown_fields: ignore):\n"
              : "1. decode   JSON object with exactly these members; any other makes the record invalid "
                "(unknown_fields: reject):\n");
-  for (const auto& c : cols)
-    os << "             " << name(c.name) << ' ' << plan::to_string(c.type)
-       << (c.nullable ? " NULL" : " NOT NULL") << '\n';
-  os << "             a null value (tombstone) is dropped and its offset committed\n"
+  for (const auto& c : p->schema.columns) write_column(os, c, 0);
+  os << (p->schema.tombstones == plan::tombstones::forward
+             ? "             a null value (tombstone) is forwarded to the sink with its key and headers "
+               "(tombstones: forward)\n"
+             : "             a null value (tombstone) is dropped and its offset committed\n")
      << "2. filter   ";
   if (p->predicate.empty()) {
     os << "(none: every record passes)\n";
   } else {
     for (std::size_t i = 0; i < p->predicate.size(); ++i) {
       const auto& c = p->predicate[i];
-      os << (i ? "\n             AND " : "") << name(cols[c.column].name) << ' ' << plan::to_string(c.op);
-      if (c.op != plan::compare_op::is_null && c.op != plan::compare_op::is_not_null)
-        os << ' ' << literal_text(c.value);
+      os << (i ? "\n             AND " : "") << path(nodes, c.column) << ' ' << plan::to_string(c.op);
+      if (c.op != plan::compare_op::is_null && c.op != plan::compare_op::is_not_null &&
+          c.column < nodes.size())
+        os << ' ' << plan::literal_sql(c.value, *nodes[c.column].column);
     }
-    os << "\n             a comparison with a null value is not true: the record is dropped\n";
+    os << "\n             a comparison with a null value (or a null ROW on its path) is not true: the "
+          "record is dropped\n";
   }
   os << "3. project  ";
   for (std::size_t i = 0; i < p->projection.size(); ++i) {
     const auto& item = p->projection[i];
-    os << (i ? ", " : "") << name(cols[item.column].name);
-    if (item.output_name != cols[item.column].name) os << " AS " << name(item.output_name);
+    os << (i ? ", " : "") << path(nodes, item.column);
+    if (item.column >= nodes.size() || item.output_name != nodes[item.column].path.back())
+      os << " AS " << name(item.output_name);
   }
   os << "\n4. encode   compact JSON {";
   for (std::size_t i = 0; i < p->projection.size(); ++i) {
     const auto& item = p->projection[i];
-    os << (i ? ", " : "") << json_member(item.output_name) << ": " << plan::to_string(cols[item.column].type);
+    os << (i ? ", " : "") << json_member(item.output_name) << ": "
+       << (item.column >= nodes.size() ? std::string("?")
+           : nodes[item.column].column->type == plan::column_type::row
+               ? "ROW (a JSON object)"
+               : plan::type_name(*nodes[item.column].column));
   }
   os << "}\n"
      << "sink    topic " << p->identity.sink_topic

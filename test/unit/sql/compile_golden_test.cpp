@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #define BOOST_TEST_MODULE sql
+#include "plan/schema_file.hpp"
 #include "plan/sql/compile.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -21,6 +22,8 @@
 //   # comment (outside a case)
 //   schema <source> <topic>            once, before the cases
 //   column <name> <TYPE> NULL|NOT NULL  one per column, in order
+// or, for a schema the column lines cannot express (nested ROW columns):
+//   schema_file <name>                 test/data/schemas/<name>, once
 //
 //   accept <name>
 //   <sql, one or more lines; none for the empty statement>
@@ -80,6 +83,19 @@ std::optional<golden_file> load(const std::filesystem::path& path) {
     if (words[0] == "schema" && words.size() == 3) {
       out.source.source = words[1];
       out.source.topic = words[2];
+      ++i;
+      continue;
+    }
+    if (words[0] == "schema_file" && words.size() == 2) {
+      std::ifstream schema_in(std::filesystem::path(STREAMT_TEST_DATA_DIR) / "schemas" / words[1]);
+      std::ostringstream text;
+      text << schema_in.rdbuf();
+      auto loaded = load_schema(text.str());
+      if (!loaded) {
+        BOOST_ERROR(path << ":" << i + 1 << ": schema " << words[1] << ": " << format(loaded.error()));
+        return std::nullopt;
+      }
+      out.source = std::move(*loaded);
       ++i;
       continue;
     }

@@ -3,6 +3,8 @@
 
 #include "plan/sql/compile.hpp"
 
+#include "plan/plan_json.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
@@ -48,7 +50,7 @@ BOOST_AUTO_TEST_SUITE(compiler)
 
 BOOST_AUTO_TEST_CASE(plan_identity_comes_from_options_and_schema_topic) {
   const auto p = compile_ok("SELECT id FROM orders");
-  BOOST_TEST(p.version == plan_version);
+  BOOST_TEST(p.version == oldest_plan_version);
   BOOST_TEST(p.identity.application_id == "orders-big");
   BOOST_TEST(p.identity.source_topic == "orders-v1");
   BOOST_TEST(p.identity.sink_topic == "big-orders");
@@ -200,6 +202,108 @@ BOOST_AUTO_TEST_CASE(every_prefix_of_a_query_is_accepted_or_rejected_with_a_posi
   }
   // "... FROM orders", "... WHERE amount >= -9", ..., the whole statement.
   BOOST_TEST(accepted > 10u);
+}
+
+namespace {
+
+// A small Debezium-shaped schema: a nullable ROW holding version 2 types.
+schema payments_schema() {
+  column after;
+  after.name = "after";
+  after.type = column_type::row;
+  after.nullable = true;
+  column amount;
+  amount.name = "amount";
+  amount.type = column_type::decimal;
+  amount.precision = 10;
+  amount.scale = 2;
+  column score;
+  score.name = "score";
+  score.type = column_type::double_;
+  score.nullable = true;
+  column paid_at;
+  paid_at.name = "paid_at";
+  paid_at.type = column_type::timestamp;
+  after.fields = {amount, score, paid_at};
+  schema s;
+  s.source = "payments";
+  s.topic = "cdc.payments";
+  s.columns = {{"op", column_type::string, false}, after};
+  return s;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_query_on_version_1_types_compiles_to_version_1) {
+  const auto p = compile_ok("SELECT id, amount AS amt FROM orders WHERE amount >= 50 AND flag = TRUE");
+  BOOST_TEST(p.version == 1);
+  BOOST_TEST(canonical_json(p).find("\"plan_version\":1") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_query_on_a_decimal_column_compiles_to_version_2_with_node_indices) {
+  auto r = compile("SELECT op, after.amount FROM payments WHERE after.amount >= 12.5 AND after.score < 1e3",
+                   payments_schema(), options());
+  BOOST_TEST_REQUIRE(r.has_value(), (r ? std::string() : format(r.error())));
+  BOOST_TEST(r->version == 2);
+  // Nodes in pre-order: op 0, after 1, after.amount 2, after.score 3.
+  BOOST_TEST_REQUIRE(r->projection.size() == 2u);
+  BOOST_TEST(r->projection[1].column == 2u);
+  BOOST_TEST(r->projection[1].output_name == "amount");
+  BOOST_TEST_REQUIRE(r->predicate.size() == 2u);
+  BOOST_TEST(r->predicate[0].column == 2u);
+  BOOST_TEST_REQUIRE(std::holds_alternative<decimal_value>(r->predicate[0].value));
+  BOOST_TEST((std::get<decimal_value>(r->predicate[0].value).unscaled == 1250));
+  BOOST_TEST(r->predicate[1].column == 3u);
+  BOOST_TEST(std::get<double>(r->predicate[1].value) == 1000.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_version_2_plan_round_trips_through_the_plan_file_with_its_digest) {
+  auto r = compile(
+      "SELECT after, after.paid_at AS paid FROM payments WHERE after.amount <> -0.05 AND after.score > 0.1 "
+      "AND after.paid_at >= TIMESTAMP '2026-12-05 10:00:00.5+01:00' AND after IS NOT NULL",
+      payments_schema(), options());
+  BOOST_TEST_REQUIRE(r.has_value(), (r ? std::string() : format(r.error())));
+  const std::string text = write_plan(*r);
+  auto loaded = load_plan(text);
+  BOOST_TEST_REQUIRE(loaded.has_value(), (loaded ? std::string() : format(loaded.error())));
+  BOOST_TEST((*loaded == *r));
+  BOOST_TEST(digest(*loaded) == digest(*r));
+  BOOST_TEST(
+      to_sql(*loaded) ==
+      "SELECT after, after.paid_at AS paid FROM payments WHERE after.amount <> -0.05 AND after.score > "
+      "0.1 AND after.paid_at >= TIMESTAMP '2026-12-05T09:00:00.500Z' AND after IS NOT NULL");
+}
+
+BOOST_AUTO_TEST_CASE(a_column_may_be_called_timestamp_because_only_a_string_makes_a_timestamp_literal) {
+  schema s;
+  s.source = "events";
+  s.topic = "events";
+  s.columns = {{"timestamp", column_type::timestamp, false}};
+  auto r = compile("SELECT timestamp FROM events WHERE timestamp >= TIMESTAMP '2026-12-05T10:00:00Z'", s,
+                   options());
+  BOOST_TEST_REQUIRE(r.has_value(), (r ? std::string() : format(r.error())));
+  BOOST_TEST(std::get<timestamp_value>(r->predicate.at(0).value).millis == 1796464800000);
+  BOOST_TEST(to_sql(*r) ==
+             "SELECT timestamp FROM events WHERE timestamp >= TIMESTAMP '2026-12-05T10:00:00.000Z'");
+}
+
+BOOST_AUTO_TEST_CASE(literal_sql_writes_each_literal_as_a_query_would) {
+  column dec;
+  dec.type = column_type::decimal;
+  dec.precision = 10;
+  dec.scale = 3;
+  BOOST_TEST(literal_sql(decimal_value{-5}, dec) == "-0.005");
+  // Beyond BIGINT's literal range digits alone would not lex back.
+  dec.precision = 38;
+  dec.scale = 0;
+  BOOST_TEST(literal_sql(decimal_value{7}, dec) == "7");
+  BOOST_TEST(literal_sql(decimal_value{int128{1} << 100}, dec) == "1267650600228229401496703205376.0");
+  const column dbl{"d", column_type::double_, false};
+  BOOST_TEST(literal_sql(0.1, dbl) == "0.1");
+  BOOST_TEST(literal_sql(-0.0, dbl) == "-0.0");
+  BOOST_TEST(literal_sql(1e20, dbl) == "1e+20");
+  BOOST_TEST(literal_sql(timestamp_value{0}, column{"t", column_type::timestamp, false}) ==
+             "TIMESTAMP '1970-01-01T00:00:00.000Z'");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -171,6 +171,67 @@ BOOST_AUTO_TEST_CASE(operators_the_subset_rejects_are_still_tokens) {
   BOOST_TEST((t[6].kind == token_kind::operator_));
 }
 
+BOOST_AUTO_TEST_CASE(a_fraction_or_an_exponent_makes_a_decimal_token_carrying_its_text) {
+  const auto t = lex_ok("12.5 1e3 1.5E-2 3.25e+1 0.05 7");
+  BOOST_TEST_REQUIRE(t.size() == 7u);
+  for (std::size_t i = 0; i < 5; ++i) BOOST_TEST((t[i].kind == token_kind::decimal));
+  BOOST_TEST(t[0].word == "12.5");
+  BOOST_TEST(t[1].word == "1e3");
+  BOOST_TEST(t[2].word == "1.5E-2");
+  BOOST_TEST(t[2].text == "1.5E-2");
+  BOOST_TEST(t[3].word == "3.25e+1");
+  BOOST_TEST(t[4].word == "0.05");
+  BOOST_TEST((t[5].kind == token_kind::integer));
+  BOOST_TEST(t[5].word == "7");
+}
+
+BOOST_AUTO_TEST_CASE(a_negative_decimal_is_a_minus_directly_followed_by_the_number) {
+  const auto t = lex_ok("x>=-3.25");
+  BOOST_TEST_REQUIRE(t.size() == 5u);
+  BOOST_TEST((t[2].kind == token_kind::minus));
+  BOOST_TEST((t[3].kind == token_kind::decimal));
+  BOOST_TEST(t[3].word == "3.25");
+  BOOST_TEST(t[3].pos.offset == t[2].pos.offset + 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_dot_between_names_is_a_path_separator_not_a_number) {
+  const auto t = lex_ok("after.amount \"payload\".\"user-id\" a.b1.c a.5");
+  BOOST_TEST_REQUIRE(t.size() == 15u);
+  BOOST_TEST((t[0].kind == token_kind::identifier));
+  BOOST_TEST((t[1].kind == token_kind::dot));
+  BOOST_TEST((t[2].kind == token_kind::identifier));
+  BOOST_TEST(t[2].word == "amount");
+  BOOST_TEST((t[4].kind == token_kind::dot));
+  BOOST_TEST(t[5].word == "user-id");
+  BOOST_TEST(t[8].word == "b1");
+  BOOST_TEST((t[9].kind == token_kind::dot));
+  // After a name ".5" is a separator and a number: the parser says a path
+  // segment must be a name.
+  BOOST_TEST((t[12].kind == token_kind::dot));
+  BOOST_TEST((t[13].kind == token_kind::integer));
+}
+
+BOOST_AUTO_TEST_CASE(a_point_needs_digits_on_both_sides) {
+  auto d = lex_error("x > 1.");
+  BOOST_TEST(d.code == "malformed_number");
+  BOOST_TEST(d.column == 5u);
+  BOOST_TEST(d.message.find("write 1.0 or 1") != std::string::npos);
+  d = lex_error("x > .5");
+  BOOST_TEST(d.code == "malformed_number");
+  BOOST_TEST(d.column == 5u);
+  BOOST_TEST(d.message.find("write 0.5") != std::string::npos);
+  BOOST_TEST(lex_error("x > 1.e3").code == "malformed_number");
+}
+
+BOOST_AUTO_TEST_CASE(an_exponent_without_digits_or_trailing_letters_is_malformed) {
+  BOOST_TEST(lex_error("1e").code == "malformed_number");
+  BOOST_TEST(lex_error("1e+").code == "malformed_number");
+  BOOST_TEST(lex_error("1.5x").code == "malformed_number");
+  const auto d = lex_error("x = 2.5e3f");
+  BOOST_TEST(d.column == 5u);
+  BOOST_TEST(d.message.find("'2.5e3f'") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(empty_input_is_one_end_token_at_one_one) {
   const auto t = lex_ok("");
   BOOST_TEST_REQUIRE(t.size() == 1u);
