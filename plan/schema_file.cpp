@@ -168,7 +168,7 @@ result<column> column_from_json(const boost::json::value& v, const std::string& 
                      "; a column must be a JSON object with the fields name, type, nullable");
   const auto& o = v.get_object();
   diagnostic d;
-  if (detail::find_unknown_member(o, path, {"name", "type", "nullable", "fields", "unknown_fields"},
+  if (detail::find_unknown_member(o, path, {"name", "type", "nullable", "fields", "unknown_fields", "from"},
                                   "a column", ph, d))
     return d;
 
