@@ -6,15 +6,26 @@
 namespace streamt::engine {
 namespace {
 
+bool writes_tombstone(const operators::step& s) {
+  return s.outcome == operators::outcome::forward_tombstone || s.outcome == operators::outcome::delete_key;
+}
+
+// Whether the plan writes anything to its sink for the record.
+bool writes(const operators::step& s) {
+  return s.outcome == operators::outcome::emitted || writes_tombstone(s);
+}
+
 void count(plan_tally& t, const operators::step& s) {
   switch (s.outcome) {
     case operators::outcome::emitted:
       ++t.passed;
       break;
     case operators::outcome::filtered:
+    case operators::outcome::delete_key:
       ++t.filtered;
       break;
     case operators::outcome::tombstone:
+    case operators::outcome::forward_tombstone:
       ++t.tombstones;
       break;
     case operators::outcome::invalid:
@@ -28,6 +39,7 @@ void count(plan_tally& t, const operators::step& s) {
 plan_outcome outcome_of(const operators::step& s) {
   plan_outcome o;
   if (s.outcome == operators::outcome::emitted) o.output = std::string(s.output);
+  o.tombstone = writes_tombstone(s);
   if (s.outcome == operators::outcome::invalid && s.error) {
     o.invalid_code = s.error->code;
     o.invalid_message = s.error->message;
@@ -58,17 +70,18 @@ void plan_comparison::compare(const record_view& r) {
   ++records_;
   // Each pipeline keeps its output in its own buffer, so the old plan's
   // step stays readable while the new plan processes the same value.
-  const operators::step a = old_.process(r.value);
-  const operators::step b = new_.process(r.value);
+  const operators::step a = old_.process(r.value, r.key.has_value());
+  const operators::step b = new_.process(r.value, r.key.has_value());
   count(old_tally_, a);
   count(new_tally_, b);
-  const bool a_emits = a.outcome == operators::outcome::emitted;
-  const bool b_emits = b.outcome == operators::outcome::emitted;
+  const bool a_emits = writes(a);
+  const bool b_emits = writes(b);
   const bool a_invalid = a.outcome == operators::outcome::invalid;
   const bool b_invalid = b.outcome == operators::outcome::invalid;
   std::optional<difference_kind> kind;
   if (a_emits && b_emits) {
-    if (a.output != b.output) kind = difference_kind::changed;
+    // A value and a null value differ; two null values do not.
+    if (writes_tombstone(a) != writes_tombstone(b) || a.output != b.output) kind = difference_kind::changed;
   } else if (a_emits) {
     kind = difference_kind::old_only;
   } else if (b_emits) {

@@ -24,11 +24,17 @@
 
 namespace streamt::operators {
 
+// What the sink gets of one record. forward_tombstone and delete_key both
+// write a null value under the record's key; they differ in why, which the
+// counts keep apart.
 enum class outcome {
-  emitted,    // `output` holds the encoded value
-  filtered,   // the predicate was false or unknown
-  tombstone,  // the input value was null: dropped, its offset still advances
-  invalid,    // `error` says why (phase::record); the pipeline must stop here
+  emitted,            // `output` holds the encoded value
+  filtered,           // the predicate was false or unknown
+  tombstone,          // the input value was null: dropped, its offset still advances
+  forward_tombstone,  // the input value was null and the plan forwards it (a null value, same key)
+  delete_key,         // changelog upsert: the predicate was false or unknown, so the key's row
+                      //   leaves the result (a tombstone of its key)
+  invalid,            // `error` says why (phase::record); the pipeline must stop here
 };
 
 struct step {
@@ -45,8 +51,9 @@ class stage_pipeline {
   explicit stage_pipeline(const plan::plan& p, std::size_t max_value_bytes = max_record_value_bytes);
 
   // `value` is the record's value bytes, or nullopt for a tombstone. An empty
-  // value (zero bytes) is not a tombstone: it is invalid.
-  step process(std::optional<std::string_view> value);
+  // value (zero bytes) is not a tombstone: it is invalid. `has_key`: the
+  // record has a key (not null); only a changelog upsert needs one.
+  step process(std::optional<std::string_view> value, bool has_key = true);
 
  private:
   decode_definition decode_;
@@ -57,6 +64,9 @@ class stage_pipeline {
   row row_;
   std::string out_;
   diagnostic error_;
+  bool forward_tombstones_ = false;
+  bool upsert_ = false;
+  diagnostic missing_key_;
 };
 
 }  // namespace streamt::operators
