@@ -9,13 +9,17 @@
 #      c1, c3 silver: the sink holds, read_committed and in order, exactly
 #      c1 gold, a tombstone of c2 (silver does not pass), c3 gold, a
 #      tombstone of c1 (forwarded), a tombstone of c3 (its new value does not
-#      pass); each with its input's key and headers.
+#      pass); each with its input's key and headers. streamt explain says
+#      what upsert does.
 #   2. The same topic under a plan that did not choose: refused at start
 #      with exit 78, nothing consumed, the message naming the topic, its
 #      cleanup.policy and what to declare; a version 1 plan is told to
 #      recompile with "changelog": "append".
 #   3. "changelog": "append" keeps treating it as a stream: c1 gold and c3
 #      gold only.
+#   4. Upsert over a topic with a keyless record (a compacted topic takes
+#      none, so a topic that is not compacted), on_invalid dead-letter: the
+#      keyless record is dead-lettered as missing_key, the others go on.
 #
 # Produced and read with the Java client through RecordTool.java (headers,
 # null values, read_committed).
@@ -84,6 +88,9 @@ c2 null source=crm
 c3 {"id":"c3","tier":"gold"} 
 c1 null reason=closed
 c3 null source=web' "$(sink_records "$sink")"
+"$STREAMT_BINARY" explain "$work/upsert.json" >"$work/explain.txt"
+grep -qF "a record that does not pass is written as a tombstone of its key (changelog: upsert)" \
+  "$work/explain.txt" || { cat "$work/explain.txt"; fail "explain does not say what upsert does"; }
 check_eq "the final counts" \
   "stopped cleanly: 5 consumed, 2 emitted, 2 filtered (2 deleted), 1 tombstones (1 forwarded)" \
   "$(grep -o 'stopped cleanly: [^,]*, [^,]*, [^,]*, [^,]*forwarded)' "$work/upsert.log" || true)"
@@ -122,4 +129,33 @@ check_eq "append: exit code" 0 "$engine_rc"
 check_eq "append: the sink, in order" \
   'c1 {"id":"c1","tier":"gold"} source=crm
 c3 {"id":"c3","tier":"gold"} ' "$(sink_records "$sink3")"
+echo "== 4. upsert, a record without a key, dead-lettered"
+src4=$(unique keyless-customers) sink4=$(unique keyless-gold) dlq4=$(unique keyless-dead)
+app4=$(unique changelog-keyless)
+create_topic "$src4" 1
+create_topic "$sink4" 1
+create_topic "$dlq4" 1
+sed "s/\"$src\"/\"$src4\"/" "$work/upsert.schema.json" >"$work/keyless.schema.json"
+echo "$gold" | "$STREAMT_BINARY" compile --schema "$work/keyless.schema.json" --application-id "$app4" \
+  --sink-topic "$sink4" --on-invalid dead-letter --dead-letter-topic "$dlq4" --output "$work/keyless.json" -
+python3 >"$work/keyless.jsonl" <<'PY'
+import json
+def h(s): return None if s is None else s.encode().hex()
+def customer(id, tier): return h(json.dumps({"id": id, "tier": tier}, separators=(",", ":")))
+for key, value in [("k1", customer("k1", "gold")), (None, customer("k0", "gold")), ("k2", customer("k2", "silver"))]:
+    print(json.dumps({"partition": 0, "key": h(key), "value": value, "headers": []}))
+PY
+record_tool produce "$src4" <"$work/keyless.jsonl"
+start_engine keyless "$work/keyless.json" "$work/state-keyless"
+wait_for_offsets "$app4" "$src4" "0:3" 90 || { show_log keyless; fail "committed offset"; }
+stop_engine keyless
+check_eq "keyless: exit code" 0 "$engine_rc"
+check_eq "keyless: the sink, in order" \
+  'k1 {"id":"k1","tier":"gold"} 
+k2 null ' "$(sink_records "$sink4")"
+dead=$(sink_records "$dlq4")
+check_eq "keyless: the dead-lettered record" 'null {"id":"k0","tier":"gold"}' "$(cut -d' ' -f1,2 <<<"$dead")"
+grep -qF "streamt.error.code=missing_key" <<<"$dead" || fail "keyless: not dead-lettered as missing_key: $dead"
+grep -qF "streamt.error.message=changelog upsert needs a key; this record has none" <<<"$dead" ||
+  fail "keyless: the reason does not say the key is missing: $dead"
 echo "$checks_passed passed, 0 failed"

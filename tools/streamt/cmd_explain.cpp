@@ -67,8 +67,17 @@ int cmd_explain(std::span<char* const> args) {
   for (const auto& c : cols)
     os << "             " << name(c.name) << ' ' << plan::to_string(c.type)
        << (c.nullable ? " NULL" : " NOT NULL") << '\n';
-  os << "             a null value (tombstone) is dropped and its offset committed\n"
-     << "2. filter   ";
+  // What the schema's tombstones and changelog choices change (plan
+  // version 2): said where the record's path changes, not as a footnote.
+  const bool upsert = p->schema.changelog == plan::changelog::upsert;
+  if (upsert)
+    os << "             a record without a key is invalid (changelog: upsert: a row is known by its key)\n";
+  if (upsert || p->schema.tombstones == plan::tombstones::forward)
+    os << "             a null value (tombstone) is written to the sink as one, with its key and headers ("
+       << (upsert ? "changelog: upsert" : "tombstones: forward") << ")\n";
+  else
+    os << "             a null value (tombstone) is dropped and its offset committed\n";
+  os << "2. filter   ";
   if (p->predicate.empty()) {
     os << "(none: every record passes)\n";
   } else {
@@ -78,7 +87,11 @@ int cmd_explain(std::span<char* const> args) {
       if (c.op != plan::compare_op::is_null && c.op != plan::compare_op::is_not_null)
         os << ' ' << literal_text(c.value);
     }
-    os << "\n             a comparison with a null value is not true: the record is dropped\n";
+    os << "\n             a comparison with a null value is not true: the record "
+       << (upsert ? "does not pass\n" : "is dropped\n");
+    if (upsert)
+      os << "             a record that does not pass is written as a tombstone of its key (changelog: "
+            "upsert)\n";
   }
   os << "3. project  ";
   for (std::size_t i = 0; i < p->projection.size(); ++i) {
