@@ -6,8 +6,9 @@
 // (null values included), in order, and how each is counted; then the same
 // through replay, where a null value is the envelope's "payload":null.
 
-#include "engine/plan_diff.hpp"
 #include "engine/process_batch.hpp"
+
+#include "engine/plan_diff.hpp"
 #include "engine/replay.hpp"
 #include "test/support/orders_plan.hpp"
 
