@@ -159,12 +159,14 @@ int main(int argc, char** argv) {
         out_bytes += s.output.size();
         break;
       case ops::outcome::filtered:
+      case ops::outcome::delete_key:
         ++filtered;
         break;
       case ops::outcome::invalid:
         if (invalid++ == 0) std::fprintf(stderr, "record %zu invalid: %s\n", i, s.error->message.c_str());
         break;
       case ops::outcome::tombstone:
+      case ops::outcome::forward_tombstone:
         break;
     }
   }

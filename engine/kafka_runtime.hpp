@@ -67,7 +67,9 @@ struct run_options {
   // Read the max.message.bytes of the sink and dead-letter topics at start
   // (DescribeConfigs, up to 5 s) and cap the producer's batch.size to it,
   // so that an output too large for the topic is found alone in its batch
-  // (contract §5). Off: librdkafka's batch.size as configured, for a
+  // (contract §5); the source's cleanup.policy is read in the same step, so
+  // that a compacted source the plan chose no changelog for is refused.
+  // Off: librdkafka's batch.size as configured and no source check, for a
   // cluster that answers no DescribeConfigs (librdkafka's mock cluster
   // waits out the 5 s at every start; test/unit/mock turns it off).
   bool cap_batches_to_topic_limits = true;

@@ -96,6 +96,8 @@ constexpr field_name line_fields[] = {
     {log_attribute::emitted, "emitted", field_kind::number},
     {log_attribute::filtered, "filtered", field_kind::number},
     {log_attribute::tombstones, "tombstones", field_kind::number},
+    {log_attribute::tombstones_forwarded, "tombstones_forwarded", field_kind::number},
+    {log_attribute::deleted, "deleted", field_kind::number},
     {log_attribute::dead_lettered, "dead_lettered", field_kind::number},
     {log_attribute::transactions_committed, "transactions_committed", field_kind::number},
     {log_attribute::duration_ms, "duration_ms", field_kind::number},

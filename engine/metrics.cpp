@@ -305,7 +305,15 @@ std::string metrics::text(bool with_process) const {
   x.single("streamt_records_filtered_total", "counter",
            "Input records the predicate dropped, in committed transactions.", records_.filtered);
   x.single("streamt_tombstones_total", "counter",
-           "Input records with a null value, dropped, in committed transactions.", records_.tombstones);
+           "Input records with a null value (dropped or forwarded), in committed transactions.",
+           records_.tombstones);
+  x.single("streamt_tombstones_forwarded_total", "counter",
+           "Input records with a null value written to the sink as one, in committed transactions.",
+           records_.tombstones_forwarded);
+  x.single("streamt_records_deleted_total", "counter",
+           "Input records the predicate did not pass, written to the sink as a tombstone of their key "
+           "(changelog upsert), in committed transactions.",
+           records_.deleted);
   x.single("streamt_records_dead_lettered_total", "counter",
            "Invalid input records written to the dead-letter topic, in committed transactions.",
            records_.dead_lettered);

@@ -8,15 +8,26 @@
 namespace streamt::engine {
 namespace {
 
+bool writes_tombstone(const operators::step& s) {
+  return s.outcome == operators::outcome::forward_tombstone || s.outcome == operators::outcome::delete_key;
+}
+
+// Whether the plan writes anything to its sink for the record.
+bool writes(const operators::step& s) {
+  return s.outcome == operators::outcome::emitted || writes_tombstone(s);
+}
+
 void count(plan_tally& t, const operators::step& s) {
   switch (s.outcome) {
     case operators::outcome::emitted:
       ++t.passed;
       break;
     case operators::outcome::filtered:
+    case operators::outcome::delete_key:
       ++t.filtered;
       break;
     case operators::outcome::tombstone:
+    case operators::outcome::forward_tombstone:
       ++t.tombstones;
       break;
     case operators::outcome::invalid:
@@ -30,6 +41,7 @@ void count(plan_tally& t, const operators::step& s) {
 plan_outcome outcome_of(const operators::step& s) {
   plan_outcome o;
   if (s.outcome == operators::outcome::emitted) o.output = std::string(s.output);
+  o.tombstone = writes_tombstone(s);
   if (s.outcome == operators::outcome::invalid && s.error) {
     o.invalid_code = s.error->code;
     o.invalid_message = s.error->message;
@@ -64,13 +76,14 @@ void plan_comparison::compare(const record_view& r) {
   const operators::step b = run_stages(new_, r);
   count(old_tally_, a);
   count(new_tally_, b);
-  const bool a_emits = a.outcome == operators::outcome::emitted;
-  const bool b_emits = b.outcome == operators::outcome::emitted;
+  const bool a_emits = writes(a);
+  const bool b_emits = writes(b);
   const bool a_invalid = a.outcome == operators::outcome::invalid;
   const bool b_invalid = b.outcome == operators::outcome::invalid;
   std::optional<difference_kind> kind;
   if (a_emits && b_emits) {
-    if (a.output != b.output) kind = difference_kind::changed;
+    // A value and a null value differ; two null values do not.
+    if (writes_tombstone(a) != writes_tombstone(b) || a.output != b.output) kind = difference_kind::changed;
   } else if (a_emits) {
     kind = difference_kind::old_only;
   } else if (b_emits) {

@@ -28,13 +28,17 @@
 namespace streamt::engine {
 
 // What one plan did with the records.
+// Each record is counted once in passed, filtered, tombstones or invalid, as
+// the run counts it (process_batch.hpp's record_counts).
 struct plan_tally {
   std::uint64_t passed = 0;      // emitted: an output record
-  std::uint64_t filtered = 0;    // the predicate dropped it
-  std::uint64_t tombstones = 0;  // a null value, dropped by both plans alike
+  std::uint64_t filtered = 0;    // the predicate did not pass it
+  std::uint64_t tombstones = 0;  // a null value (dropped, or forwarded by the plan)
   std::uint64_t invalid = 0;     // refused by the plan's schema (run stops there, or dead-letters it)
 };
 
+// A record "emitted" here is one the plan writes to its sink, a null value
+// (plan_outcome::tombstone) included.
 enum class difference_kind {
   old_only,        // only the old plan emits the record
   new_only,        // only the new plan emits it
@@ -46,6 +50,10 @@ std::string_view to_string(difference_kind k) noexcept;
 // One plan's outcome for a differing record.
 struct plan_outcome {
   std::optional<std::string> output;  // the emitted value; nullopt when none
+  // The plan writes a null value under the record's key (a forwarded
+  // tombstone, or a changelog upsert's deleted key): an output too, which
+  // differs from no output and from any value.
+  bool tombstone = false;
   // Set when the record is invalid for the plan: its stable code and message.
   std::optional<std::string> invalid_code;
   std::optional<std::string> invalid_message;

@@ -23,19 +23,27 @@
 
 namespace streamt::engine {
 
-// What a sink must offer to the per-record path: accept one output value for
-// an input record. It must not fail synchronously; a sink that can fail
-// (Kafka delivery) reports it when the driver awaits its flush.
+// What a sink must offer to the per-record path: accept one output record
+// for an input record, with `value` its value or nullopt for a null value
+// (a tombstone of the input's key). It must not fail synchronously; a sink
+// that can fail (Kafka delivery) reports it when the driver awaits its flush.
 template <class S>
-concept record_sink = requires(S& s, const record_view& in, std::string_view value) {
+concept record_sink = requires(S& s, const record_view& in, std::optional<std::string_view> value) {
   { s.emit(in, value) } -> std::same_as<void>;
 };
 
+// Each record handled is counted once in emitted, filtered, tombstones or
+// dead_lettered, whatever the plan writes for it, so those add up to
+// consumed under every plan. What the sink got besides the emitted values
+// is counted within them: tombstones_forwarded of tombstones, deleted of
+// filtered.
 struct record_counts {
-  std::uint64_t consumed = 0;       // records handled, whatever their outcome
-  std::uint64_t emitted = 0;        // records written to the sink
-  std::uint64_t filtered = 0;       // records the predicate dropped
-  std::uint64_t tombstones = 0;     // null values dropped
+  std::uint64_t consumed = 0;              // records handled, whatever their outcome
+  std::uint64_t emitted = 0;               // output values written to the sink
+  std::uint64_t filtered = 0;              // records the predicate did not pass
+  std::uint64_t tombstones = 0;            // input records with a null value
+  std::uint64_t tombstones_forwarded = 0;  // of those, written to the sink (null value, same key)
+  std::uint64_t deleted = 0;        // of the filtered, written as a tombstone of their key (changelog upsert)
   std::uint64_t dead_lettered = 0;  // invalid records written to the dead-letter topic
 
   record_counts& operator+=(const record_counts& o) noexcept {
@@ -44,9 +52,23 @@ struct record_counts {
     emitted += o.emitted;
     filtered += o.filtered;
     tombstones += o.tombstones;
+    tombstones_forwarded += o.tombstones_forwarded;
+    deleted += o.deleted;
     return *this;
   }
 };
+
+// "3 filtered, 2 tombstones", and what of them went to the sink as null
+// values when any did ("3 filtered (2 deleted), 2 tombstones (2
+// forwarded)"), for the lines that report counts: a plan that writes no
+// null value keeps the words it had.
+inline std::string filtered_and_tombstones(const record_counts& c) {
+  std::string s = std::to_string(c.filtered) + " filtered";
+  if (c.deleted != 0) s += " (" + std::to_string(c.deleted) + " deleted)";
+  s += ", " + std::to_string(c.tombstones) + " tombstones";
+  if (c.tombstones_forwarded != 0) s += " (" + std::to_string(c.tombstones_forwarded) + " forwarded)";
+  return s;
+}
 
 // The first invalid record: where it is and why. The diagnostic comes from
 // the decode stage (phase::record).
@@ -74,10 +96,10 @@ inline operators::record_metadata metadata_of(const record_view& in) noexcept {
       }};
 }
 
-// The stages' step for one record: its metadata is gathered only when the
-// plan reads some.
+// The stages' step for one record. Its metadata is views and a function:
+// headers are read only if the plan has a header column.
 inline operators::step run_stages(operators::stage_pipeline& stages, const record_view& in) {
-  return stages.reads_metadata() ? stages.process(metadata_of(in), in.value) : stages.process(in.value);
+  return stages.process(metadata_of(in), in.value);
 }
 
 template <record_sink Sink>
@@ -96,6 +118,16 @@ batch_result process_batch(std::span<const record_view> batch, operators::stage_
         break;
       case operators::outcome::tombstone:
         ++counts.tombstones;
+        break;
+      case operators::outcome::forward_tombstone:
+        sink.emit(in, std::nullopt);
+        ++counts.tombstones;
+        ++counts.tombstones_forwarded;
+        break;
+      case operators::outcome::delete_key:
+        sink.emit(in, std::nullopt);
+        ++counts.filtered;
+        ++counts.deleted;
         break;
       case operators::outcome::invalid:
         result.invalid = invalid_record{std::string(in.topic), in.partition, in.offset, *s.error};

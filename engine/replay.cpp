@@ -329,7 +329,7 @@ boost::asio::awaitable<result<std::span<const record_view>>> envelope_source::as
 envelope_sink::envelope_sink(std::ostream& out, std::string sink_topic)
     : out_(&out), sink_topic_(std::move(sink_topic)) {}
 
-void envelope_sink::emit(const record_view& in, std::string_view value) {
+void envelope_sink::emit(const record_view& in, std::optional<std::string_view> value) {
   buffer_ += "{\"topic\":";
   append_json_string(buffer_, sink_topic_);
   buffer_ += ",\"key\":";
@@ -338,7 +338,10 @@ void envelope_sink::emit(const record_view& in, std::string_view value) {
   else
     buffer_ += "null";
   buffer_ += ",\"payload\":";
-  append_json_string(buffer_, value);
+  if (value)
+    append_json_string(buffer_, *value);
+  else
+    buffer_ += "null";
   if (in.timestamp) {
     buffer_ += ",\"ts\":";
     buffer_ += std::to_string(*in.timestamp);

@@ -85,13 +85,15 @@ class envelope_source {
 //   {"topic":"big-orders","key":"a","payload":"{\"id\":\"a\",\"amount\":120}",
 //    "ts":1700000000000,"headers":["trace","abc"],
 //    "source":{"topic":"orders","partition":0,"offset":9}}
-// `ts` and `headers` appear when the input had them. The output partition is
-// not written: the Kafka producer chooses it from the key (murmur2).
+// `ts` and `headers` appear when the input had them. A null value (a
+// forwarded tombstone, or a changelog's deleted key) is "payload":null, as
+// kcat writes one. The output partition is not written: the Kafka producer
+// chooses it from the key (murmur2).
 class envelope_sink {
  public:
   envelope_sink(std::ostream& out, std::string sink_topic);
 
-  void emit(const record_view& in, std::string_view value);
+  void emit(const record_view& in, std::optional<std::string_view> value);
   // Writes what was emitted since the last flush; fails if the stream did.
   boost::asio::awaitable<result<void>> async_flush();
 

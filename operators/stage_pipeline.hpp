@@ -24,11 +24,17 @@
 
 namespace streamt::operators {
 
+// What the sink gets of one record. forward_tombstone and delete_key both
+// write a null value under the record's key; they differ in why, which the
+// counts keep apart.
 enum class outcome {
-  emitted,    // `output` holds the encoded value
-  filtered,   // the predicate was false or unknown
-  tombstone,  // the input value was null: dropped, its offset still advances
-  invalid,    // `error` says why (phase::record); the pipeline must stop here
+  emitted,            // `output` holds the encoded value
+  filtered,           // the predicate was false or unknown
+  tombstone,          // the input value was null: dropped, its offset still advances
+  forward_tombstone,  // the input value was null and the plan forwards it (a null value, same key)
+  delete_key,         // changelog upsert: the predicate was false or unknown, so the key's row
+                      //   leaves the result (a tombstone of its key)
+  invalid,            // `error` says why (phase::record); the pipeline must stop here
 };
 
 struct step {
@@ -46,13 +52,18 @@ class stage_pipeline {
 
   // `value` is the record's value bytes, or nullopt for a tombstone. An empty
   // value (zero bytes) is not a tombstone: it is invalid. `meta` gives the
-  // columns a version 2 schema takes from the record's key, headers,
-  // timestamp, partition or offset; the first form is for plans with none.
-  step process(std::optional<std::string_view> value) { return process(record_metadata{}, value); }
+  // record's key (a changelog upsert needs one) and what a version 2 schema
+  // takes from its headers, timestamp, partition or offset.
   step process(const record_metadata& meta, std::optional<std::string_view> value);
+  // For a caller without metadata: `has_key` says whether the record has a
+  // key (not null), and the key's bytes are empty.
+  step process(std::optional<std::string_view> value, bool has_key = true) {
+    record_metadata meta;
+    if (has_key) meta.key = std::string_view();
+    return process(meta, value);
+  }
 
-  // True if the plan has columns from the record's metadata: only then need
-  // a caller fill `meta`.
+  // True if the plan has columns from the record's metadata.
   bool reads_metadata() const noexcept { return !decode_.metadata_columns().empty(); }
 
  private:
@@ -64,6 +75,9 @@ class stage_pipeline {
   row row_;
   std::string out_;
   diagnostic error_;
+  bool forward_tombstones_ = false;
+  bool upsert_ = false;
+  diagnostic missing_key_;
 };
 
 }  // namespace streamt::operators

@@ -31,20 +31,24 @@ void kafka_sink::refused(const kafka::outgoing_record& out, const kafka::error_r
   tracker_->refused_at_once(std::move(f));
 }
 
-void kafka_sink::emit(const record_view& in, std::string_view value) {
+// A null value goes as librdkafka's null payload (kafka::outgoing_record),
+// never as zero bytes: a compacted topic deletes the key only for that.
+void kafka_sink::emit(const record_view& in, std::optional<std::string_view> value) {
   kafka::outgoing_record out;
   out.key = in.key;
   out.value = value;
   out.headers = in.headers;
   out.headers_of = in.consumed;
   // After the input's own headers, which stay as they were (contract §4).
+  // A tombstone is stamped too: which plan deleted a key is lineage as
+  // much as which plan wrote it.
   kafka::header_view stamp;
   if (stamp_) {
     stamp = stamp_->header(in.partition, in.offset);
     out.extra_headers = std::span(&stamp, 1);
   }
   out.timestamp_ms = in.timestamp.value_or(0);
-  out.opaque = tracker_->producing(in, value.size());
+  out.opaque = tracker_->producing(in, value ? value->size() : 0);
   if (rules_.any()) {
     if (std::optional<std::string> rule = rules_.refusal(in.key.has_value(), in.timestamp, now_ms_)) {
       session::failure refused;

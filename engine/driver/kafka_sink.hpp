@@ -3,7 +3,8 @@
 
 #pragma once
 // The producer side of process_batch(): each output record goes to the sink
-// topic with the input's key, timestamp and headers, and carries the opaque
+// topic with the input's key, timestamp and headers (a null value, the
+// tombstone of that key, written the same way), and carries the opaque
 // the session's sink tracker gives it. A record librdkafka refuses at once
 // (queue full, too large) is noted there too: the session fails the
 // transaction after the batch. The invalid record itself goes to the
@@ -31,8 +32,8 @@ class kafka_sink {
   kafka_sink(kafka::producer& p, std::string topic, session::sink_tracker& tracker,
              std::string dead_letter_topic, std::string plan_digest, const std::string& lineage_header);
 
-  // process_batch's sink: one output of `in`.
-  void emit(const record_view& in, std::string_view value);
+  // process_batch's sink: one output of `in`, or with nullopt a null value.
+  void emit(const record_view& in, std::optional<std::string_view> value);
 
   // The invalid record `in` itself to the dead-letter topic, in the open
   // transaction: key, value, headers and timestamp as consumed, then the

@@ -39,6 +39,8 @@ ss::config session_config(const plan::plan& p, const run_options& o) {
   c.start.connect_timeout = o.connect_timeout;
   c.start.cap_batches = o.cap_batches_to_topic_limits;
   c.start.claim_plans = o.claim_plans;
+  c.start.changelog = p.schema.changelog;
+  c.start.plan_version = p.version;
   return c;
 }
 

@@ -24,6 +24,8 @@ struct count_fields {
                << log_field(log_attribute::emitted, f.counts.emitted)
                << log_field(log_attribute::filtered, f.counts.filtered)
                << log_field(log_attribute::tombstones, f.counts.tombstones)
+               << log_field(log_attribute::tombstones_forwarded, f.counts.tombstones_forwarded)
+               << log_field(log_attribute::deleted, f.counts.deleted)
                << log_field(log_attribute::dead_lettered, f.counts.dead_lettered);
   }
 };
@@ -130,8 +132,8 @@ void runtime::log_commit(steady_clock::duration took) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
     STREAMT_LOG(log_, info) << log_field(log_attribute::duration_ms, ms) << count_fields(c)
                             << "committed transaction " << commits_ << " (" << ms << " ms): " << c.consumed
-                            << " consumed, " << c.emitted << " emitted, " << c.filtered << " filtered, "
-                            << c.tombstones << " tombstones so far";
+                            << " consumed, " << c.emitted << " emitted, " << filtered_and_tombstones(c)
+                            << " so far";
   }
 }
 
@@ -172,8 +174,7 @@ run_report runtime::finish(run_report r) {
     STREAMT_LOG(log_, info) << log_field(log_attribute::status, name_of(r.status)) << count_fields(r.counts)
                             << log_field(log_attribute::transactions_committed, r.transactions_committed)
                             << "stopped cleanly: " << r.counts.consumed << " consumed, " << r.counts.emitted
-                            << " emitted, " << r.counts.filtered << " filtered, " << r.counts.tombstones
-                            << " tombstones, "
+                            << " emitted, " << filtered_and_tombstones(r.counts) << ", "
                             << (r.counts.dead_lettered != 0
                                     ? std::to_string(r.counts.dead_lettered) + " dead-lettered, "
                                     : std::string())

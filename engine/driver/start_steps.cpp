@@ -208,7 +208,24 @@ asio::awaitable<ss::topics_listed> runtime::list_topics(std::chrono::millisecond
 // lowered. A limit the brokers do not tell (no DescribeConfigs ACL) leaves
 // the producer as it is; before init_transactions a new producer costs
 // nothing at the brokers.
+//
+// The source topic's cleanup.policy is read in the same step, for the
+// session to refuse a compacted source the plan did not choose a changelog
+// for (start_up.hpp). In a call of its own: DescribeConfigs fails whole for
+// one topic it may not describe, and a source of another team's should not
+// cost the sink's rules.
 asio::awaitable<ss::batches_capped> runtime::cap_batches() {
+  ss::batches_capped out;
+  {
+    auto op = producer_->async_topic_settings({plan_.identity.source_topic}, {"cleanup.policy"},
+                                              std::chrono::seconds(5));
+    kafka::kafka_result<kafka::topic_settings> source = co_await std::move(op);
+    if (!source)
+      out.source_error = source.error().message;
+    else if (auto of_topic = source->find(plan_.identity.source_topic); of_topic != source->end())
+      if (auto policy = of_topic->second.find("cleanup.policy"); policy != of_topic->second.end())
+        out.source_cleanup_policy = policy->second;
+  }
   // What the sink refuses of a record (a compacted sink a record without a
   // key, a CreateTime sink a timestamp outside its bounds), the broker
   // refuses with the record's whole batch: such a record is refused before
@@ -226,7 +243,7 @@ asio::awaitable<ss::batches_capped> runtime::cap_batches() {
         << "); a record a topic refuses (too large, without a key for a compacted topic, a timestamp "
            "out of its bounds) may be blamed on a valid neighbour in its batch (grant DescribeConfigs on "
            "the topics)";
-    co_return ss::batches_capped{};
+    co_return out;
   }
   sink_rules_ = sink_rules::of(plan_.identity.sink_topic, (*settings)[plan_.identity.sink_topic]);
   sink_->rules(sink_rules_);
@@ -251,12 +268,13 @@ asio::awaitable<ss::batches_capped> runtime::cap_batches() {
   for (const kafka::setting& s : producer_settings_)
     if (s.key == "batch.size")
       (void)std::from_chars(s.value.data(), s.value.data() + s.value.size(), batch_size);
-  if (!cap || batch_size <= *cap) co_return ss::batches_capped{};
+  if (!cap || batch_size <= *cap) co_return out;
   STREAMT_LOG(log_, info) << "batch.size " << batch_size << " capped to " << *cap
                           << ", the max.message.bytes of topic '" << capped_by
                           << "', so that a batch the topic refuses holds one record";
   producer_settings_.push_back({"batch.size", std::to_string(*cap)});
-  co_return ss::batches_capped{make_producer(producer_settings_)};
+  out.refused = make_producer(producer_settings_);
+  co_return out;
 }
 
 asio::awaitable<ss::transactions_initialised> runtime::init_transactions(std::chrono::milliseconds slice) {

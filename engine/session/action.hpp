@@ -28,7 +28,8 @@ enum class act {
   // start-up (start_up.hpp)
   prepare,            // check the settings, admit the state directory, make the clients → prepared
   list_topics,        // the cluster's topic names, within `slice` → topics_listed
-  cap_batches,        // cap batch.size to the written topics' max.message.bytes → batches_capped
+  cap_batches,        // cap batch.size to the written topics' max.message.bytes, read the source's
+                      //   cleanup.policy → batches_capped
   init_transactions,  // init_transactions for at most `slice` → transactions_initialised
   create_plan_log,    // create `topic` (the plan log) → plan_log_created
   read_plan_log,  // read `topic` to its end (`must_exist`: do not wait for it to appear) → plan_log_read

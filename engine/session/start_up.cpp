@@ -235,9 +235,46 @@ start_step start_up::on(const steps_done& e) {
 
 // ---- the producer's branch -----------------------------------------------------------
 
+// A compacted source is a table's changelog by key: its tombstones delete
+// keys, and a later record of a key replaces the earlier. A plan that reads
+// it as a stream drops the tombstones and, when a key's new value no longer
+// passes, leaves its old row in the sink: the sink keeps keys the source
+// deleted and rows the source changed. The plan must say which it means
+// (plan::changelog); a version 1 plan cannot, and is refused too, the one
+// case of a version 1 plan that ran before and is refused now.
+std::optional<std::string> start_up::compacted_source(const batches_capped& e) const {
+  if (config_.changelog || !e.source_cleanup_policy) return std::nullopt;
+  if (e.source_cleanup_policy->find("compact") == std::string::npos) return std::nullopt;
+  std::string line = "source topic '" + config_.source_topic +
+                     "' is compacted (cleanup.policy=" + *e.source_cleanup_policy +
+                     "), a table's changelog by key, and the plan does not say how to read it: as a stream, "
+                     "its tombstones would be dropped and a key whose new value no longer passes the filter "
+                     "would keep its old row, leaving deleted and stale keys in sink topic '" +
+                     config_.sink_topic + "'. ";
+  if (config_.plan_version < 2)
+    return line +
+           "This plan is version 1, which cannot say: to keep today's behaviour, recompile it with "
+           "\"changelog\": \"append\" in the schema (or \"changelog\": \"upsert\" for table semantics), "
+           "with --supersedes this plan so that the new one takes its partitions over";
+  return line +
+         "Declare \"changelog\": \"upsert\" in the schema for table semantics, or \"changelog\": "
+         "\"append\" to keep treating it as a stream, and recompile (with --supersedes this plan if it "
+         "ran before)";
+}
+
 start_up::branch_step start_up::step(const batches_capped& e) {
+  if (std::optional<std::string> refused = compacted_source(e))
+    return {.end = ends(run_status::rejected_config, std::move(*refused))};
   if (!e.refused.empty()) return {.end = ends(run_status::rejected_config, e.refused)};
-  return {.next = init_transactions()};
+  // Unread, the policy may be compact: said once, as the check is skipped.
+  std::string warning;
+  if (!e.source_cleanup_policy && !e.source_error.empty() && !config_.changelog)
+    warning = "could not read the cleanup.policy of source topic '" + config_.source_topic + "' (" +
+              e.source_error +
+              "): if it is compacted, declare \"changelog\" in the schema, as a plan without one reads it as "
+              "a stream, and deleted and stale keys stay in the sink (grant DescribeConfigs on the topic to "
+              "have the engine check)";
+  return {.next = init_transactions(std::move(warning))};
 }
 
 // init_transactions fences any older instance with our transactional id and

@@ -14,7 +14,9 @@
 //   then two branches at the same time (act::together, one round after
 //   another; a round ends when each of its steps has):
 //     the producer     cap_batches (batch.size capped to the topics'
-//                      max.message.bytes), then init_transactions in
+//                      max.message.bytes; the source's cleanup.policy
+//                      read too: a compacted source is refused unless the
+//                      plan chose a changelog), then init_transactions in
 //                      slices: a stop is seen within one, and once the
 //                      brokers have answered the start waits for them as a
 //                      running engine does, up to --stall-timeout-ms
@@ -39,6 +41,7 @@
 #include "engine/session/claims.hpp"
 #include "engine/session/failure.hpp"
 #include "engine/session/succession.hpp"
+#include "plan/plan.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -67,6 +70,11 @@ struct start_config {
   // Rounds of claim-and-read before giving up (each lost round means
   // another instance's claim came first, decided against in the next).
   int max_claim_rounds = 5;
+  // What the plan says its source is (plan::schema::changelog; unset: it
+  // did not say), and the plan's version, for the refusal of a compacted
+  // source and what it tells to do.
+  std::optional<plan::changelog> changelog;
+  int plan_version = plan::oldest_plan_version;
 };
 
 // ---- events ----------------------------------------------------------------
@@ -95,6 +103,10 @@ struct topics_listed {
 };
 struct batches_capped {
   std::string refused;  // a producer with the capped batch.size could not be made: why
+  // The source topic's cleanup.policy as the brokers describe it; nullopt:
+  // not read, `source_error` saying why (empty: not asked).
+  std::optional<std::string> source_cleanup_policy{};
+  std::string source_error{};
 };
 struct transactions_initialised {
   failure result;
@@ -194,6 +206,7 @@ class start_up {
 
   // The producer's branch.
   branch_step step(const batches_capped& e);
+  std::optional<std::string> compacted_source(const batches_capped& e) const;
   branch_step step(const transactions_initialised& e);
   action init_transactions(std::string warning = {});
   // The plan log's branch.

@@ -209,6 +209,9 @@ boost::json::object envelope(const engine::record_difference& d) {
   e["difference"] = engine::to_string(d.kind);
   e["old"] = outcome_json(d.old_outcome);
   e["new"] = outcome_json(d.new_outcome);
+  // "old": null is no output as well as a null value: a null value says so.
+  if (d.old_outcome.tombstone) e["old_tombstone"] = true;
+  if (d.new_outcome.tombstone) e["new_tombstone"] = true;
   for (const auto& [name, o] :
        {std::pair{"old_invalid", &d.old_outcome}, std::pair{"new_invalid", &d.new_outcome}})
     if (o->invalid_code)

@@ -73,11 +73,17 @@ int cmd_explain(std::span<char* const> args) {
              : "1. decode   JSON object with exactly these members; any other makes the record invalid "
                "(unknown_fields: reject):\n");
   for (const auto& c : p->schema.columns) write_column(os, c, 0);
-  os << (p->schema.tombstones == plan::tombstones::forward
-             ? "             a null value (tombstone) is forwarded to the sink with its key and headers "
-               "(tombstones: forward)\n"
-             : "             a null value (tombstone) is dropped and its offset committed\n")
-     << "2. filter   ";
+  // What the schema's tombstones and changelog choices change (plan
+  // version 2): said where the record's path changes, not as a footnote.
+  const bool upsert = p->schema.changelog == plan::changelog::upsert;
+  if (upsert)
+    os << "             a record without a key is invalid (changelog: upsert: a row is known by its key)\n";
+  if (upsert || p->schema.tombstones == plan::tombstones::forward)
+    os << "             a null value (tombstone) is written to the sink as one, with its key and headers ("
+       << (upsert ? "changelog: upsert" : "tombstones: forward") << ")\n";
+  else
+    os << "             a null value (tombstone) is dropped and its offset committed\n";
+  os << "2. filter   ";
   if (p->predicate.empty()) {
     os << "(none: every record passes)\n";
   } else {
@@ -88,8 +94,11 @@ int cmd_explain(std::span<char* const> args) {
           c.column < nodes.size())
         os << ' ' << plan::literal_sql(c.value, *nodes[c.column].column);
     }
-    os << "\n             a comparison with a null value (or a null ROW on its path) is not true: the "
-          "record is dropped\n";
+    os << "\n             a comparison with a null value (or a null ROW on its path) is not true: the record "
+       << (upsert ? "does not pass\n" : "is dropped\n");
+    if (upsert)
+      os << "             a record that does not pass is written as a tombstone of its key (changelog: "
+            "upsert)\n";
   }
   os << "3. project  ";
   for (std::size_t i = 0; i < p->projection.size(); ++i) {

@@ -94,6 +94,23 @@ BOOST_AUTO_TEST_CASE(counts_records_of_committed_transactions_and_rolled_back_on
   BOOST_TEST(s.count("streamt_last_commit_timestamp_seconds") == 1u);
 }
 
+// The null values a plan writes (forwarded tombstones, an upsert's deleted
+// keys) are counted within tombstones and filtered, not in produced.
+BOOST_AUTO_TEST_CASE(counts_the_null_values_written_within_tombstones_and_filtered) {
+  engine::metrics m;
+  engine::record_counts c = counts(5, 2, 2, 1);
+  c.tombstones_forwarded = 1;
+  c.deleted = 2;
+  m.committed(c, 20ms);
+  const auto s = samples_of(m.prometheus_text());
+  BOOST_TEST(s.at("streamt_records_consumed_total") == "5");
+  BOOST_TEST(s.at("streamt_records_produced_total") == "2");
+  BOOST_TEST(s.at("streamt_records_filtered_total") == "2");
+  BOOST_TEST(s.at("streamt_records_deleted_total") == "2");
+  BOOST_TEST(s.at("streamt_tombstones_total") == "1");
+  BOOST_TEST(s.at("streamt_tombstones_forwarded_total") == "1");
+}
+
 BOOST_AUTO_TEST_CASE(commit_latency_buckets_are_cumulative_and_end_at_the_count) {
   engine::metrics m;
   m.committed({}, 3ms);   // <= 0.005

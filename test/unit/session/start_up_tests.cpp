@@ -402,6 +402,109 @@ BOOST_AUTO_TEST_CASE(a_producer_the_batch_cap_cannot_make_ends_the_start_with_a_
   BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
 }
 
+// The source's cleanup.policy, read in the batch cap's step: a compacted
+// source needs the plan's changelog choice.
+ss::batches_capped source_policy(std::string policy) {
+  ss::batches_capped b;
+  b.source_cleanup_policy = std::move(policy);
+  return b;
+}
+
+ss::config with_changelog(std::optional<streamt::plan::changelog> c, int version) {
+  ss::config config = start_config();
+  config.start.changelog = c;
+  config.start.plan_version = version;
+  return config;
+}
+
+BOOST_AUTO_TEST_CASE(
+    a_compacted_source_without_a_changelog_choice_ends_a_version_2_start_with_what_to_declare) {
+  for (const std::string policy : {"compact", "compact,delete", "delete,compact"}) {
+    start t(with_changelog(std::nullopt, 2));
+    t.begin();
+    t.prepared();
+    t.listed();
+    // Refused in the first round: before any claim is appended to the plan log.
+    const ss::action close = t.round({source_policy(policy), ss::plan_log_created{}});
+    BOOST_TEST(close.kind == act::close);
+    BOOST_TEST(!close.leave_group);
+    BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
+    const std::string& m = t.s.outcome().message;
+    BOOST_TEST(m.starts_with("source topic 'orders' is compacted (cleanup.policy=" + policy + ")"), m);
+    BOOST_TEST(m.find("deleted and stale keys in sink topic 'big-orders'") != std::string::npos, m);
+    BOOST_TEST(m.find("Declare \"changelog\": \"upsert\" in the schema for table semantics, or "
+                      "\"changelog\": \"append\" to keep treating it as a stream, and recompile") !=
+                   std::string::npos,
+               m);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_compacted_source_refuses_a_version_1_plan_that_cannot_choose) {
+  start t(with_changelog(std::nullopt, 1));
+  t.begin();
+  t.prepared();
+  t.listed();
+  BOOST_TEST(t.round({source_policy("compact"), ss::plan_log_created{}}).kind == act::close);
+  BOOST_TEST((t.s.outcome().status == run_status::rejected_config));
+  const std::string& m = t.s.outcome().message;
+  BOOST_TEST(m.starts_with("source topic 'orders' is compacted (cleanup.policy=compact)"), m);
+  BOOST_TEST(m.find("This plan is version 1, which cannot say: to keep today's behaviour, recompile it with "
+                    "\"changelog\": \"append\" in the schema") != std::string::npos,
+             m);
+  BOOST_TEST(m.find("--supersedes") != std::string::npos, m);
+}
+
+BOOST_AUTO_TEST_CASE(a_compacted_source_starts_with_either_changelog_choice) {
+  for (const auto c : {streamt::plan::changelog::append, streamt::plan::changelog::upsert})
+    for (const int version : {1, 2}) {
+      start t(with_changelog(c, version));
+      t.begin();
+      t.prepared();
+      t.listed();
+      const ss::action next = t.round({source_policy("compact"), ss::plan_log_created{}});
+      BOOST_TEST_REQUIRE((kinds(next) == std::vector<act>{act::init_transactions, act::read_plan_log}));
+      BOOST_TEST(step_of(next, act::init_transactions).warning.empty());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_source_that_is_not_compacted_starts_without_a_changelog_choice) {
+  for (const int version : {1, 2}) {
+    start t(with_changelog(std::nullopt, version));
+    t.begin();
+    t.prepared();
+    t.listed();
+    const ss::action next = t.round({source_policy("delete"), ss::plan_log_created{}});
+    BOOST_TEST_REQUIRE((kinds(next) == std::vector<act>{act::init_transactions, act::read_plan_log}));
+    BOOST_TEST(step_of(next, act::init_transactions).warning.empty());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_unread_source_policy_starts_with_a_warning_unless_the_plan_chose) {
+  ss::batches_capped unread;
+  unread.source_error = "topic 'orders': Broker: Topic authorization failed";
+  {
+    start t(with_changelog(std::nullopt, 2));
+    t.begin();
+    t.prepared();
+    t.listed();
+    const ss::action next = t.round({unread, ss::plan_log_created{}});
+    BOOST_TEST_REQUIRE((kinds(next) == std::vector<act>{act::init_transactions, act::read_plan_log}));
+    const std::string& w = step_of(next, act::init_transactions).warning;
+    BOOST_TEST(
+        w.starts_with("could not read the cleanup.policy of source topic 'orders' (topic 'orders': Broker: "
+                      "Topic authorization failed): if it is compacted, declare \"changelog\""),
+        w);
+  }
+  {
+    start t(with_changelog(streamt::plan::changelog::upsert, 2));
+    t.begin();
+    t.prepared();
+    t.listed();
+    const ss::action next = t.round({unread, ss::plan_log_created{}});
+    BOOST_TEST(step_of(next, act::init_transactions).warning.empty());
+  }
+}
+
 // The brokers vanish while init_transactions runs (tools/faults: a broker
 // killed 0.3 s after the start): each slice returns a timeout, the session
 // asks again, says once it still waits, and fails at the stall timeout.
