@@ -106,7 +106,7 @@ def load(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 def check(what, expected, actual):
-    print(f"{what}\t{json.dumps(expected)}\t{json.dumps(actual)}")
+    print(f"{what}\t{json.dumps(expected, sort_keys=True)}\t{json.dumps(actual, sort_keys=True)}")
 inputs, outputs = load(sys.argv[1]), load(sys.argv[2])
 def text(hexed): return None if hexed is None else bytes.fromhex(hexed).decode()
 expected = collections.defaultdict(list)
