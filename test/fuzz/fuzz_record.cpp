@@ -36,6 +36,10 @@
 //   JSON column reads back equal to the input's member (Boost.JSON's DOM);
 // - the filter's verdict follows SQL's null rules on the decoded row;
 // - a DOUBLE refused as out of range is not one that rounds to zero;
+// - differential against the plan's strict parser (Boost.JSON, duplicates
+//   refused): decode accepts a value exactly when its DOM is a valid record,
+//   where the DOM can tell (not for a DECIMAL written with a fraction or
+//   exponent, whose digits the DOM has lost);
 // - the same input gives the same outcome and output again after two other
 //   records went through the pipeline (no state leaks between records).
 #include "test/fuzz/fuzz_support.hpp"
@@ -435,6 +439,71 @@ void check_payment_output(const payments_fixture& f, std::string_view output, st
   }
 }
 
+// Is a DOM (the plan's strict parser's: no duplicate members) a valid
+// payments record? `unknown` where the DOM has lost what decides it: the text
+// of a number with a fraction or exponent (a DECIMAL's digits) and doubles
+// Boost.JSON reads imprecisely or as NaN (0e400).
+enum class validity { yes, no, unknown };
+
+validity worst(validity a, validity b) {
+  if (a == validity::no || b == validity::no) return validity::no;
+  return a == validity::unknown || b == validity::unknown ? validity::unknown : validity::yes;
+}
+
+validity valid_timestamp(const json::value& v) {
+  if (v.is_int64())
+    return v.get_int64() >= plan::min_timestamp_millis && v.get_int64() <= plan::max_timestamp_millis
+               ? validity::yes
+               : validity::no;
+  if (!v.is_string()) return validity::no;
+  std::string problem;
+  return plan::parse_timestamp(std::string_view(v.get_string()), problem) ? validity::yes : validity::no;
+}
+
+validity valid_change(const json::value& v) {
+  if (v.is_null()) return validity::yes;
+  if (!v.is_object()) return validity::no;
+  const auto& o = v.get_object();
+  if (o.size() != 5) return validity::no;
+  const auto *id = o.if_contains("id"), *amount = o.if_contains("amount"), *score = o.if_contains("score"),
+             *paid_at = o.if_contains("paid_at"), *tags = o.if_contains("tags");
+  if (!id || !amount || !score || !paid_at || !tags) return validity::no;
+  validity out = id->is_int64() ? validity::yes : validity::no;
+  // DECIMAL(10,2): fewer than 10^8 in magnitude.
+  if (amount->is_string())
+    out = worst(out, plan::parse_decimal(std::string_view(amount->get_string()), 10, 2).problem.empty()
+                         ? validity::yes
+                         : validity::no);
+  else if (amount->is_int64())
+    out = worst(out, amount->get_int64() > -100'000'000 && amount->get_int64() < 100'000'000 ? validity::yes
+                                                                                             : validity::no);
+  else if (amount->is_double())
+    out = worst(out, validity::unknown);
+  else
+    out = validity::no;  // null (not nullable), uint64 (too many digits), anything else
+  if (score->is_double()) {
+    const double d = score->get_double();
+    if (std::isnan(d) || std::abs(d) > 1e308) out = worst(out, validity::unknown);
+  } else if (!score->is_null() && !score->is_int64() && !score->is_uint64()) {
+    out = validity::no;
+  }
+  if (!paid_at->is_null()) out = worst(out, valid_timestamp(*paid_at));
+  return out;
+}
+
+validity valid_payment(const json::value& v) {
+  if (!v.is_object()) return validity::no;
+  const auto& o = v.get_object();
+  if (o.size() != 5) return validity::no;
+  const auto *op = o.if_contains("op"), *ts = o.if_contains("ts_ms"), *before = o.if_contains("before"),
+             *after = o.if_contains("after"), *source = o.if_contains("source");
+  if (!op || !ts || !before || !after || !source) return validity::no;
+  if (!op->is_string() || !source->is_object()) return validity::no;
+  const auto* db = source->get_object().if_contains("db");
+  if (db == nullptr || !db->is_string()) return validity::no;
+  return worst(worst(valid_timestamp(*ts), valid_change(*before)), valid_change(*after));
+}
+
 // DOUBLE refuses only numbers beyond its finite range. One nearer to zero
 // than the least subnormal (1e-400) rounds to zero, as IEEE 754, Boost.JSON
 // and every JSON reader have it (found by this check: it was refused as out
@@ -483,6 +552,14 @@ void check_payments(std::string_view input) {
     if (error.code == "double_out_of_range") check_double_refusal(error, input);
   } else {
     check_payment_output(f, all.output, input);
+  }
+  // Differential against the strict parser's DOM: decode accepts exactly the
+  // valid records, wherever the DOM can tell.
+  if (auto strict = plan::parse_strict_json(input, phase::record)) {
+    const validity v = valid_payment(*strict);
+    if (ok && v == validity::no) violated("payments: decode accepted an invalid record", input);
+    if (!ok && v == validity::yes && error.code != "value_too_large")
+      violated("payments: decode refused a valid record", input, error.code + ": " + error.message);
   }
   const std::string first_output(all.output);
   const std::string first_error = ok ? std::string() : error.code + ": " + error.message;
