@@ -140,6 +140,34 @@ enum class failure {
 
 std::string number_text(std::string_view s);
 
+// Is the magnitude of a JSON number (text Boost.JSON has accepted) below 1?
+// Only asked of numbers from_chars finds out of range, which are either
+// beyond DOUBLE's largest value or nearer to zero than its least subnormal:
+// the order of magnitude of the first significant digit tells them apart.
+bool below_one(std::string_view t) noexcept {
+  if (!t.empty() && t[0] == '-') t.remove_prefix(1);
+  const std::size_t e = t.find_first_of("eE");
+  long long exponent = 0;
+  if (e != std::string_view::npos) {
+    std::size_t i = e + 1;
+    const bool negative = i < t.size() && t[i] == '-';
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    // Saturates far beyond any digit count a value of at most 1 MiB has.
+    for (; i < t.size(); ++i) exponent = std::min(exponent * 10 + (t[i] - '0'), 1'000'000'000LL);
+    if (negative) exponent = -exponent;
+    t = t.substr(0, e);
+  }
+  const std::size_t point = t.find('.');
+  const std::string_view whole = t.substr(0, point);
+  // JSON writes no leading zeros: a whole part other than "0" is at least 1.
+  if (whole != "0") return static_cast<long long>(whole.size()) - 1 + exponent < 0;
+  if (point == std::string_view::npos) return true;  // zero itself
+  const std::string_view fraction = t.substr(point + 1);
+  const std::size_t first = fraction.find_first_not_of('0');
+  if (first == std::string_view::npos) return true;
+  return -static_cast<long long>(first) - 1 + exponent < 0;
+}
+
 // What the parser had just read when the handler refused it. Boost.JSON
 // reports a handler failure at a token-dependent place (a string's closing
 // quote, the end of a number, the first byte of a literal or bracket), so the
@@ -536,7 +564,12 @@ class handler {
     }
     double d = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), d);
-    if (r.ec != std::errc() || !std::isfinite(d)) {
+    if (r.ec == std::errc::result_out_of_range && below_one(text)) {
+      // Nearer to zero than the least subnormal (1e-400): IEEE 754 rounds it
+      // to zero, as Boost.JSON and every other JSON reader do. Only a number
+      // beyond the largest finite double is out of DOUBLE's range.
+      d = text.starts_with('-') ? -0.0 : 0.0;
+    } else if (r.ec != std::errc() || !std::isfinite(d)) {
       text_ = number_text(text);
       number_.clear();
       return fail(ec, failure::double_out_of_range, token::number);

@@ -63,7 +63,8 @@ std::string decimal_type_name(int precision, int scale) {
 
 decimal_verdict parse_decimal(std::string_view text, int precision, int scale) {
   decimal_verdict out;
-  const std::string type = decimal_type_name(precision, scale);
+  // Only a refusal names the type: an accepted value, the case of every
+  // record, builds no string at all.
   auto refuse = [&](std::string why) {
     out.problem = std::move(why);
     return out;
@@ -101,34 +102,39 @@ decimal_verdict parse_decimal(std::string_view text, int precision, int scale) {
     return refuse(
         "is not a decimal number (digits with an optional '-' and fraction, as JSON writes numbers)");
 
-  // The significant digits, and where the decimal point falls among them:
-  // value = digits * 10^(point_shift).
-  std::string digits(int_digits);
-  digits += frac_digits;
+  // The significant digits are the integer digits followed by the fraction
+  // digits, read in place (k-th of them by digit(k)), and the decimal point
+  // falls among them so that value = digits * 10^shift.
+  const std::size_t count = int_digits.size() + frac_digits.size();
+  auto digit = [&](std::size_t k) {
+    return k < int_digits.size() ? int_digits[k] : frac_digits[k - int_digits.size()];
+  };
   long shift = exponent - static_cast<long>(frac_digits.size());
   // Trailing zeros carry no value: drop them (raising the shift), so that
   // 12.500 is 1250 at scale 2 and 1e3 is 1000 at scale 0.
-  while (digits.size() > 1 && digits.back() == '0') {
-    digits.pop_back();
+  std::size_t end = count;
+  while (end > 1 && digit(end - 1) == '0') {
+    --end;
     ++shift;
   }
   // Leading zeros likewise (0.05 is 5 * 10^-2).
   std::size_t lead = 0;
-  while (lead + 1 < digits.size() && digits[lead] == '0') ++lead;
-  digits.erase(0, lead);
-  const bool zero = digits == "0";
+  while (lead + 1 < end && digit(lead) == '0') ++lead;
+  const std::size_t significant = end - lead;
+  const bool zero = significant == 1 && digit(lead) == '0';
   if (zero) shift = 0;
 
   if (-shift > scale)
-    return refuse("has " + std::to_string(-shift) + " fraction digits, " + type + " allows " +
-                  std::to_string(scale));
-  // At scale s the unscaled value has digits.size() + shift + s digits.
-  const long total = static_cast<long>(digits.size()) + shift + scale;
+    return refuse("has " + std::to_string(-shift) + " fraction digits, " +
+                  decimal_type_name(precision, scale) + " allows " + std::to_string(scale));
+  // At scale s the unscaled value has significant + shift + s digits.
+  const long total = static_cast<long>(significant) + shift + scale;
   if (!zero && total > precision)
-    return refuse("has " + std::to_string(total - scale) + " digits before the point, " + type + " allows " +
-                  std::to_string(precision - scale));
+    return refuse("has " + std::to_string(total - scale) + " digits before the point, " +
+                  decimal_type_name(precision, scale) + " allows " + std::to_string(precision - scale));
+  // total <= precision <= 38 digits: the value fits in 128 bits.
   int128 v = 0;
-  for (char c : digits) v = v * 10 + (c - '0');
+  for (std::size_t k = lead; k < end; ++k) v = v * 10 + (digit(k) - '0');
   if (!zero) v *= power_of_ten(static_cast<int>(shift + scale));
   out.value.unscaled = negative ? -v : v;
   return out;

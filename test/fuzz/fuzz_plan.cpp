@@ -8,8 +8,8 @@
 //   a JSON path ($...) or a line:column (malformed JSON) saying where;
 // - an accepted plan serialises (write_plan) and loads back to an equal plan
 //   with the same digest; its to_sql() form compiles, against its own schema
-//   and identity, to that same plan; the stage pipeline builds from it (its
-//   definitions throw on a plan that breaks the plan's invariants).
+//   and identity, to that same plan; the stage pipeline builds from it (its definitions
+//   throw on a plan that breaks the plan's invariants).
 //
 // Mutated plans almost never keep a matching digest, which would stop every
 // input at the last check. A digest_mismatch is therefore repaired once (the
@@ -36,14 +36,14 @@ void check_accepted(const plan::plan& p, std::string_view input) {
   if (!(*reloaded == p)) violated("an accepted plan loads back different after write_plan", input, file);
   if (plan::digest(*reloaded) != plan::digest(p)) violated("a reloaded plan has another digest", input, file);
 
+  operators::stage_pipeline pipeline(p);
+  (void)pipeline;
+
   const std::string sql = plan::to_sql(p);
   auto compiled = plan::compile(sql, p.schema, {p.identity.application_id, p.identity.sink_topic});
   if (!compiled)
     violated("to_sql of an accepted plan does not compile", input, sql + " -> " + compiled.error().message);
   if (!(*compiled == p)) violated("to_sql of an accepted plan compiles to another plan", input, sql);
-
-  operators::stage_pipeline pipeline(p);
-  (void)pipeline;
 }
 
 // "... the recorded digest sha256:<64> does not match the plan's content (sha256:<64>) ..."

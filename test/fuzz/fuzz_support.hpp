@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// Shared by the three fuzz targets (fuzz_sql, fuzz_plan, fuzz_record) and by
+// Shared by the fuzz targets (fuzz_sql, fuzz_plan, fuzz_record, fuzz_values) and by
 // the regression replay test that runs the same target bodies in the normal
 // build. A target body is an ordinary function: libFuzzer calls it through
 // LLVMFuzzerTestOneInput (compiled only with STREAMT_LIBFUZZER), the replay
@@ -33,6 +33,10 @@ void plan_one_input(std::string_view input);
 // plans; accepted records produce compact JSON that Boost.JSON parses back to
 // the decoded values, and Boost.JSON's own verdict is cross-checked.
 void record_one_input(std::string_view input);
+// Two bytes choosing DECIMAL(p,s), then a text → parse_decimal and
+// parse_timestamp; accepted values format and read back to themselves, and
+// values formatted from the bytes read back too.
+void values_one_input(std::string_view input);
 
 // Prints what broke (with the input, escaped and cut) and aborts.
 [[noreturn]] void violated(std::string_view what, std::string_view input, std::string_view detail = {});

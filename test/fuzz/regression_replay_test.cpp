@@ -73,4 +73,8 @@ BOOST_AUTO_TEST_CASE(every_record_corpus_and_regression_input_keeps_the_pipeline
   replay("record", [](const std::string& s) { streamt::fuzz::record_one_input(s); });
 }
 
+BOOST_AUTO_TEST_CASE(every_values_corpus_and_regression_input_keeps_the_decimal_and_timestamp_invariants) {
+  replay("values", [](const std::string& s) { streamt::fuzz::values_one_input(s); });
+}
+
 BOOST_AUTO_TEST_SUITE_END()
