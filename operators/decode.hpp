@@ -6,65 +6,81 @@
 //
 // The value must be one UTF-8 JSON object holding exactly the declared
 // columns, each once, each with its declared JSON type (null only where the
-// column is nullable). No DOM is built.
+// column is nullable). A ROW column's value is an object held to the same
+// rules, with its own fields, to any depth the schema declares; a JSON
+// column's value may be any JSON, kept compactly in its slot. No DOM is built.
 //
-// Two paths, one verdict. A scanner specialised to the schema reads the common
-// case, one flat object whose keys are the column names written plainly (no
-// escapes), in one pass: it matches each key against the column expected next,
-// parses BIGINT digits directly, checks strings (for the closing quote, a
-// backslash, control characters and UTF-8) 16 bytes at a time, and unescapes
-// only strings that hold a backslash. It accepts only what the reference path
-// accepts, with the same row, and gives up at the first thing it does not
-// handle: any error, or an unusual but valid spelling such as an escaped key
-// (giving up on an error costs at most one more pass over the bytes read).
-// Then the reference path, Boost.JSON's SAX basic_parser (kept in
-// decode_state, reset per record), reads the value from the start and accepts
-// it or produces the diagnostic. So every diagnostic
-// comes from one place, and the first offending token stops the parse: an
-// unknown field fails as soon as its key has been read, even if a syntax
-// error follows.
+// Two paths, one verdict. For a version 1 schema (flat: STRING, BIGINT and
+// BOOLEAN columns only, decode_definition::flat), a scanner specialised to
+// the schema reads the common case, one flat object whose keys are the
+// column names written plainly (no escapes), in one pass: it matches each key
+// against the column expected next, parses BIGINT digits directly, checks
+// strings (for the closing quote, a backslash, control characters and UTF-8)
+// 16 bytes at a time, and unescapes only strings that hold a backslash. It
+// accepts only what the reference path accepts, with the same row, and gives
+// up at the first thing it does not handle: any error, or an unusual but
+// valid spelling such as an escaped key (giving up on an error costs at most
+// one more pass over the bytes read). Then the reference path, Boost.JSON's
+// SAX basic_parser (kept in decode_state, reset per record), reads the value
+// from the start and accepts it or produces the diagnostic; it alone reads
+// version 2 schemas. So every diagnostic comes from one place, and the first
+// offending token stops the parse: an unknown field fails as soon as its key
+// has been read, even if a syntax error follows.
 //
 // Failures fill a diagnostic (phase::record) with one of these stable codes:
 //   empty_value          the value has zero bytes (a tombstone is a null value, not an empty one)
-//   malformed_json       not JSON (syntax error, truncated document, ...)
+//   malformed_json       not JSON (syntax error, truncated document, nesting
+//                        deeper than 32 levels, ...)
 //   invalid_utf8         bytes that are not UTF-8, or a \u escape naming a lone
 //                        UTF-16 surrogate (\ud800 alone, \udc00): such a string
 //                        has no UTF-8 form, so it is refused rather than replaced
 //   not_an_object        the document is an array, string, number, boolean or null
 //   unknown_field        a key that is not a declared column (unless the plan
-//                        says unknown_fields: ignore; then the member's value
-//                        must be well-formed JSON and is skipped)
+//                        says unknown_fields: ignore for that level; then the
+//                        member's value must be well-formed JSON and is skipped)
 //   duplicate_field      a declared column given twice
 //   missing_column       a declared column absent
 //   unexpected_null      null for a column that is not nullable
 //   wrong_type           a JSON type other than the column's: for BIGINT only a JSON
 //                        integer (no fraction, no exponent: 120.0, 1e2, -0.0 are
 //                        refused); for BOOLEAN only true/false; for STRING only a
-//                        string; objects and arrays never
+//                        string; for DOUBLE and DECIMAL a number (and for DECIMAL
+//                        a string too); for TIMESTAMP an integer or a string; for
+//                        ROW an object; objects and arrays for no other type
+//                        but JSON
 //   bigint_out_of_range  an integer outside [-9223372036854775808, 9223372036854775807]
+//   invalid_decimal      a DECIMAL(p,s) value with more than s fraction digits,
+//                        more than p - s digits before the point, or a string
+//                        that is not a decimal number
+//   double_out_of_range  a number beyond DOUBLE's finite range (1e400)
+//   invalid_timestamp    a TIMESTAMP string that is not RFC 3339 with an offset,
+//                        finer than milliseconds, or outside the years 0001-9999
+//                        (epoch milliseconds likewise)
 //   trailing_data        anything but whitespace after the object, including a
 //                        second JSON document
 //   value_too_large      more than the definition's value limit (default
 //                        max_record_value_bytes, 1 MiB); checked before parsing
 //
-// Nesting is bounded by construction: a column value is never an object or an
-// array, so the first nested `{` or `[` is refused where it begins (wrong_type,
-// or unknown_field at the key of an undeclared member, not_an_object for a
-// top-level array), and neither path (the fast one gives up at the first
-// nested `{` or `[`; Boost.JSON's is iterative, no recursion) goes deeper than
-// the top-level object. A value of a million `[` costs one byte of parsing.
-// The one exception is the value of a member the plan ignores: it may be any
-// JSON, nested up to Boost.JSON's default depth of 32 (deeper is
-// malformed_json), and is walked by the reference path only.
+// Nesting is bounded by the schema: an object is read only where a ROW is
+// declared, so the first other `{` or `[` is refused where it begins
+// (wrong_type, or unknown_field at the key of an undeclared member,
+// not_an_object for a top-level array), and a value of a million `[` costs one
+// byte of parsing. Values walked without being declared (a JSON column's, an
+// ignored member's) may be any JSON nested up to Boost.JSON's default depth of
+// 32 for the whole document (deeper is malformed_json); the parser is
+// iterative, never recursive.
 //
 // `-0` is a valid JSON integer whose value is zero: a BIGINT column accepts it
 // and decodes it to 0 (its sign cannot be represented in int64 and carries no
 // meaning for an integer). `-0.0` is a fraction and is refused.
 //
-// Messages are short and name the column, what was expected and what was
-// found, with the 0-based byte offset within the value where it helps
-// ("column 'amount' expects BIGINT, found a string at byte 17"). They never
-// name topic, partition or offset: the engine adds those.
+// Messages are short and name the column (by its path inside ROWs,
+// 'after.amount'), what was expected and what was found, with the 0-based
+// byte offset within the value where it helps ("column 'amount' expects
+// BIGINT, found a string at byte 17"; a version 2 value's refusal starts with
+// its JSON path: "$.after.amount: 12.345 has 3 fraction digits, DECIMAL(10,2)
+// allows 2 at byte 40"). They never name topic, partition or offset: the
+// engine adds those.
 
 #include "operators/row.hpp"
 #include "plan/diagnostic.hpp"

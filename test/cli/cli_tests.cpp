@@ -329,7 +329,7 @@ BOOST_AUTO_TEST_CASE(replays_the_orders_example_to_a_d_and_e) {
 // The version 2 examples: each folder's query compiled against its schema
 // and replayed over its records gives exactly its expected.jsonl.
 void check_example(const std::string& folder, const std::string& schema_file, const std::string& sql_file,
-                   const std::string& sink, const std::string& summary) {
+                   const std::string& sink, const std::string& summary, const std::string& explained) {
   const std::string at = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/" + folder + "/";
   temp_dir dir;
   const std::string plan = dir.file("plan.json");
@@ -338,6 +338,8 @@ void check_example(const std::string& folder, const std::string& schema_file, co
   BOOST_TEST_REQUIRE(c.exit_code == 0, c.err);
   process_result check = run_streamt({"check", plan});
   BOOST_TEST(contains(check.out, "plan_version:   2"), check.out);
+  process_result explain = run_streamt({"explain", plan});
+  BOOST_TEST(contains(explain.out, explained), explain.out);
   process_result r = run_streamt({"replay", plan, "--input", at + "records.jsonl"});
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(r.out == read_text(at + "expected.jsonl"));
@@ -346,12 +348,14 @@ void check_example(const std::string& folder, const std::string& schema_file, co
 
 BOOST_AUTO_TEST_CASE(replays_the_debezium_example_with_its_tombstone_forwarded) {
   check_example("debezium", "payments.schema.json", "big_payments.sql", "big-payments",
-                "7 consumed, 4 emitted, 2 filtered, 1 tombstones (1 forwarded)");
+                "7 consumed, 4 emitted, 2 filtered, 1 tombstones (1 forwarded)",
+                "      amount DECIMAL(10,2) NOT NULL\n");
 }
 
 BOOST_AUTO_TEST_CASE(replays_the_tenants_example_filtered_on_a_header) {
   check_example("tenants", "events.schema.json", "acme_events.sql", "acme-events",
-                "6 consumed, 3 emitted, 3 filtered");
+                "6 consumed, 3 emitted, 3 filtered",
+                "tenant STRING NULL (from the record's header:tenant, not the value)");
 }
 
 BOOST_AUTO_TEST_CASE(exits_65_at_the_first_invalid_record_with_earlier_outputs_written) {

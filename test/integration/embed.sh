@@ -28,7 +28,7 @@ for f in bin/streamt include/streamt/engine.hpp include/streamt/engine/kafka_run
 done
 check_eq "the installed tree holds the binary, headers, libraries, CMake package and pkg-config file" ok ok
 installed_version=$("$prefix/bin/streamt" --version)
-check_eq "the installed streamt runs" "streamt 0.1.0 (plan version 1)" "$installed_version"
+check_eq "the installed streamt runs" "streamt 0.1.0 (plan versions 1 to 2)" "$installed_version"
 
 echo "== build examples/embed against the prefix (find_package)"
 generator=()

@@ -40,6 +40,9 @@ void write_column(std::ostream& os, const plan::column& c, int depth) {
      << plan::type_name(c) << (c.nullable ? " NULL" : " NOT NULL");
   if (c.type == plan::column_type::row && c.unknown_fields)
     os << " (unknown_fields: " << plan::to_string(*c.unknown_fields) << ')';
+  // Not a member of the value: said, since the line above lists members.
+  if (c.from != plan::column_source::value)
+    os << " (from the record's " << plan::from_text(c) << ", not the value)";
   os << '\n';
   for (const plan::column& f : c.fields) write_column(os, f, depth + 1);
 }

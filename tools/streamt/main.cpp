@@ -8,6 +8,7 @@
 
 #include "engine/version.hpp"
 #include "kafka/consumer.hpp"
+#include "plan/plan.hpp"
 #include "plan/spelling.hpp"
 
 #include <boost/log/core/core.hpp>
@@ -111,7 +112,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command == "--version" || command == "version") {
-      std::cout << "streamt " << streamt::engine::version << " (plan version 1)\n";
+      std::cout << "streamt " << streamt::engine::version << " (plan versions "
+                << streamt::plan::oldest_plan_version << " to " << streamt::plan::newest_plan_version
+                << ")\n";
       return 0;
     }
     std::cerr << "streamt: unknown command '" << command << "'";
