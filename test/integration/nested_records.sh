@@ -19,7 +19,29 @@
 source "$(dirname "$0")/lib.sh"
 
 build_record_tool
-hex() { python3 -c 'import sys; print(sys.argv[1].encode().hex())' "$1"; }
+# produce_values TOPIC VALUE...: each value, without a key, to partition 0.
+produce_values() {
+  local topic=$1 v
+  shift
+  for v in "$@"; do
+    printf '{"partition":0,"key":null,"value":"%s","headers":[]}\n' \
+      "$(python3 -c 'import sys; print(sys.argv[1].encode().hex())' "$v")"
+  done | record_tool produce "$topic"
+}
+# run_until NAME PLAN APP TOPIC N: runs PLAN until its N input records are
+# committed, then stops it; it must stop cleanly.
+run_until() {
+  start_engine "$1" "$2" "$work/state-$1"
+  wait_committed_total "$3" "$4" "$5" 120 || { show_log "$1"; fail "$1: the records were not committed"; }
+  stop_engine "$1"
+  check_eq "the $1 run stops cleanly" 0 "$engine_rc"
+}
+# sink_values TOPIC: the topic's committed values, in order, joined by |.
+sink_values() {
+  record_tool dump "$1" | python3 -c '
+import json, sys
+print("|".join(bytes.fromhex(json.loads(l)["value"]).decode() for l in sys.stdin if l.strip()))'
+}
 
 echo "== 1. Debezium change events"
 src=$(unique cdc-in) sink=$(unique cdc-out) app=$(unique cdc)
@@ -154,25 +176,15 @@ echo 'SELECT payload.id, payload."user-id" AS user_id, payload.balance FROM cust
   "$STREAMT_BINARY" compile --schema "$work/connect.schema.json" --application-id "$app" --sink-topic "$sink" \
     --output "$work/connect.json" -
 connect_schema='{"type":"struct","fields":[{"type":"int64","optional":false,"field":"id"},{"type":"string","optional":false,"field":"user-id"},{"type":"string","optional":true,"field":"balance"},{"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp","field":"updated"}],"optional":false,"name":"customers"}'
-{
-  for v in \
-    '{"schema":'"$connect_schema"',"payload":{"id":1,"user-id":"u-1","balance":"10.500","updated":1767225600000}}' \
-    '{"schema":'"$connect_schema"',"payload":{"id":2,"user-id":"u-2","balance":"0.000","updated":1767225600000}}' \
-    '{"schema":'"$connect_schema"',"payload":{"id":3,"user-id":"u-3","balance":null,"updated":1767225600000}}' \
-    '{"schema":'"$connect_schema"',"payload":{"id":4,"user-id":"u-4","balance":"7","updated":1735689600000}}' \
-    '{"schema":null,"payload":{"id":5,"user-id":"u-5","balance":12.25,"updated":"2026-06-01T12:00:00+02:00"}}'; do
-    printf '{"partition":0,"key":null,"value":"%s","headers":[]}\n' "$(hex "$v")"
-  done
-} | record_tool produce "$src"
-start_engine connect "$work/connect.json" "$work/state-connect"
-wait_committed_total "$app" "$src" 5 120 || { show_log connect; fail "the envelopes were not committed"; }
-stop_engine connect
-check_eq "the Connect run stops cleanly" 0 "$engine_rc"
+produce_values "$src" \
+  '{"schema":'"$connect_schema"',"payload":{"id":1,"user-id":"u-1","balance":"10.500","updated":1767225600000}}' \
+  '{"schema":'"$connect_schema"',"payload":{"id":2,"user-id":"u-2","balance":"0.000","updated":1767225600000}}' \
+  '{"schema":'"$connect_schema"',"payload":{"id":3,"user-id":"u-3","balance":null,"updated":1767225600000}}' \
+  '{"schema":'"$connect_schema"',"payload":{"id":4,"user-id":"u-4","balance":"7","updated":1735689600000}}' \
+  '{"schema":null,"payload":{"id":5,"user-id":"u-5","balance":12.25,"updated":"2026-06-01T12:00:00+02:00"}}'
+run_until connect "$work/connect.json" "$app" "$src" 5
 check_eq "payload columns filtered and projected" \
-  '{"id":1,"user_id":"u-1","balance":10.500}|{"id":5,"user_id":"u-5","balance":12.250}' \
-  "$(record_tool dump "$sink" | python3 -c '
-import json, sys
-print("|".join(bytes.fromhex(json.loads(l)["value"]).decode() for l in sys.stdin if l.strip()))')"
+  '{"id":1,"user_id":"u-1","balance":10.500}|{"id":5,"user_id":"u-5","balance":12.250}' "$(sink_values "$sink")"
 
 echo "== 3. nested application records with an array kept as JSON"
 src=$(unique app-in) sink=$(unique app-out) app=$(unique nested)
@@ -191,22 +203,13 @@ JSON
 echo "SELECT id, customer.id AS customer_id, customer, items, total FROM orders WHERE customer.tier = 'gold'" |
   "$STREAMT_BINARY" compile --schema "$work/orders.schema.json" --application-id "$app" --sink-topic "$sink" \
     --output "$work/nested.json" -
-{
-  for v in \
-    '{"id":1,"customer":{"id":"c1","tier":"gold"},"items":[{"sku":"a","qty":2},{"sku":"b","qty":1,"tags":["x"]}],"total":30.5}' \
-    '{"id":2,"customer":{"id":"c2","tier":"silver"},"items":[],"total":1}' \
-    '{"id":3,"customer":{"id":"c3","tier":null},"items":[],"total":2}' \
-    '{"id":4, "customer" : {"tier":"gold", "id":"c4"}, "items" : [ 1, "two", null ], "total" : 1e2}'; do
-    printf '{"partition":0,"key":null,"value":"%s","headers":[]}\n' "$(hex "$v")"
-  done
-} | record_tool produce "$src"
-start_engine nested "$work/nested.json" "$work/state-nested"
-wait_committed_total "$app" "$src" 4 120 || { show_log nested; fail "the nested records were not committed"; }
-stop_engine nested
-check_eq "the nested run stops cleanly" 0 "$engine_rc"
+produce_values "$src" \
+  '{"id":1,"customer":{"id":"c1","tier":"gold"},"items":[{"sku":"a","qty":2},{"sku":"b","qty":1,"tags":["x"]}],"total":30.5}' \
+  '{"id":2,"customer":{"id":"c2","tier":"silver"},"items":[],"total":1}' \
+  '{"id":3,"customer":{"id":"c3","tier":null},"items":[],"total":2}' \
+  '{"id":4, "customer" : {"tier":"gold", "id":"c4"}, "items" : [ 1, "two", null ], "total" : 1e2}'
+run_until nested "$work/nested.json" "$app" "$src" 4
 check_eq "nested columns projected, the array kept as JSON" \
   '{"id":1,"customer_id":"c1","customer":{"id":"c1","tier":"gold"},"items":[{"sku":"a","qty":2},{"sku":"b","qty":1,"tags":["x"]}],"total":30.5}|{"id":4,"customer_id":"c4","customer":{"id":"c4","tier":"gold"},"items":[1,"two",null],"total":100}' \
-  "$(record_tool dump "$sink" | python3 -c '
-import json, sys
-print("|".join(bytes.fromhex(json.loads(l)["value"]).decode() for l in sys.stdin if l.strip()))')"
+  "$(sink_values "$sink")"
 echo "$checks_passed passed, 0 failed"
