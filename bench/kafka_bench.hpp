@@ -3,13 +3,14 @@
 
 // What bench_loadgen, bench_copy and bench_probe share: librdkafka handles
 // with RAII, configuration that fails loudly, `--key value` options, the
-// record generator and the order-independent digest of a set of records.
+// record generators and the order-independent digest of a set of records.
 //
 // These tools use librdkafka's C API directly, not kafka/: they measure the
 // engine from outside, and the ceiling copy must be what any plain client
 // does, not our wrappers.
 #pragma once
 
+#include "bench/debezium_fields.hpp"
 #include "bench/order_fields.hpp"
 
 #include <librdkafka/rdkafka.h>
@@ -185,6 +186,48 @@ struct order_generator {
     value += ",\"flag\":";
     value += flags[(x >> 32) % std::size(flags)];
     value += '}';
+  }
+};
+
+// The nested input (bench/compare --nested): event i is a Debezium change
+// event of payment 1000000 + i (debezium_fields.hpp) with the key Debezium
+// gives it, {"id":...}. Both draws come from i alone, like the orders', so
+// any range of ids can be counted without producing it.
+struct change_event_generator {
+  static std::uint64_t draw(std::uint64_t i) { return order_generator::draw(i); }
+  // The `before` image's draw: another stream, so it does not repeat `after`.
+  static std::uint64_t draw_before(std::uint64_t i) { return mix64(~i * 0xd1b54a32d192ed03ULL); }
+
+  // Whether event i passes `op = 'c' AND after.amount >= cents / 100`.
+  static bool passes(std::uint64_t i, std::int64_t cents) {
+    const std::uint64_t x = draw(i);
+    return debezium_op(x) == 'c' && static_cast<std::int64_t>(debezium_cents(x)) >= cents;
+  }
+
+  static void make(std::uint64_t i, std::string& key, std::string& value) {
+    const std::uint64_t id = 1000000 + i;
+    key = "{\"id\":" + std::to_string(id) + "}";
+    value.clear();
+    put_change_event(value, i, id, draw(i), draw_before(i));
+  }
+
+  // What the engine writes for event i under bench/compare's query (SELECT
+  // after.id AS id, after.amount AS amount, after.currency AS currency), so
+  // the loader can give the digest of the expected output: a DECIMAL is
+  // written as a JSON number with its scale's digits, and a delete's null
+  // `after` makes every column null.
+  static void output(std::uint64_t i, std::string& value) {
+    const std::uint64_t x = draw(i);
+    if (debezium_op(x) == 'd') {
+      value = R"({"id":null,"amount":null,"currency":null})";
+      return;
+    }
+    char buf[96];
+    const unsigned cents = debezium_cents(x);
+    std::snprintf(buf, sizeof buf, R"({"id":%llu,"amount":%u.%02u,"currency":"%s"})",
+                  static_cast<unsigned long long>(1000000 + i), cents / 100, cents % 100,
+                  debezium_currency(x));
+    value = buf;
   }
 };
 

@@ -7,10 +7,12 @@
 //
 //   bench_loadgen --bootstrap-servers B --topic T --records N [--first-id K]
 //                 [--partitions 4] [--rate R] [--thresholds 900,500,0]
-//                 [--count-only 1] [-X key=value]...
+//                 [--count-only 1] [--nested 1] [-X key=value]...
 //
 // Record i (K <= i < K+N) goes to partition i % P with key "o-%07d" and the
-// value of order_generator (kafka_bench.hpp). The producer is idempotent with
+// value of order_generator (kafka_bench.hpp); with --nested 1, with key
+// {"id":1000000+i} and the Debezium change event of change_event_generator
+// (issue 36). The producer is idempotent with
 // acks=all, so a retry never duplicates an input record and the expected
 // output counts are exact. --rate R paces records at R per second (the
 // record timestamp is the producer's CreateTime, taken when each record is
@@ -20,8 +22,11 @@
 //   {"records":N,"first_id":K,"bytes":...,"seconds":...,"digest":"...",
 //    "pass":{"900":...,"500":...,"0":N}}
 //
-// where pass[t] counts records with amount >= t and digest is the multiset
-// digest of (key, value) over all records. Exit 1 on any failed delivery.
+// where pass[t] counts records with amount >= t (nested: with op = 'c' and
+// after.amount >= t / 100, t in cents) and digest is the multiset
+// digest of (key, value) over all records. With --nested 1 it also prints
+// "output_digest":{"t":...,"all":...}, the digest of what the engine writes
+// for the records that pass t, and for all of them (no WHERE). Exit 1 on any failed delivery.
 
 #include "bench/kafka_bench.hpp"
 
@@ -71,6 +76,7 @@ int main(int argc, char** argv) {
   const auto partitions = static_cast<std::int32_t>(opt.num("partitions", 4));
   const auto rate = static_cast<double>(opt.num("rate", 0));
   const bool count_only = opt.num("count-only", 0) != 0;
+  const bool nested = opt.num("nested", 0) != 0;
   const auto thresholds = parse_thresholds(opt.get("thresholds", "900,500,0"));
   if (partitions <= 0) die(tool, "--partitions must be positive");
 
@@ -92,14 +98,28 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::uint64_t> pass(thresholds.size(), 0);
+  std::vector<std::uint64_t> output_digest(thresholds.size() + 1, 0);  // the last: every record
+  std::string output;
   std::uint64_t digest = 0, bytes = 0;
   std::string key, value;
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t n = 0; n < records; ++n) {
     const std::uint64_t i = first_id + n;
-    order_generator::make(i, key, value);
-    const std::int64_t amount = order_generator::amount(i);
-    for (std::size_t t = 0; t < thresholds.size(); ++t) pass[t] += amount >= thresholds[t] ? 1 : 0;
+    if (nested) {
+      change_event_generator::make(i, key, value);
+      change_event_generator::output(i, output);
+      const std::uint64_t h = record_hash(key, false, output);
+      for (std::size_t t = 0; t < thresholds.size(); ++t) {
+        const bool passed = change_event_generator::passes(i, thresholds[t]);
+        pass[t] += passed ? 1 : 0;
+        output_digest[t] += passed ? h : 0;
+      }
+      output_digest.back() += h;
+    } else {
+      order_generator::make(i, key, value);
+      const std::int64_t amount = order_generator::amount(i);
+      for (std::size_t t = 0; t < thresholds.size(); ++t) pass[t] += amount >= thresholds[t] ? 1 : 0;
+    }
     digest += record_hash(key, false, value);
     bytes += value.size();
     if (count_only) continue;
@@ -142,6 +162,13 @@ int main(int argc, char** argv) {
               records, first_id, bytes, seconds, digest);
   for (std::size_t t = 0; t < thresholds.size(); ++t)
     std::printf("%s\"%" PRId64 "\":%" PRIu64, t ? "," : "", thresholds[t], pass[t]);
-  std::printf("}}\n");
+  std::printf("}");
+  if (nested) {
+    std::printf(",\"output_digest\":{");
+    for (std::size_t t = 0; t < thresholds.size(); ++t)
+      std::printf("\"%" PRId64 "\":\"%016" PRIx64 "\",", thresholds[t], output_digest[t]);
+    std::printf("\"all\":\"%016" PRIx64 "\"}", output_digest.back());
+  }
+  std::printf("}\n");
   return 0;
 }

@@ -15,6 +15,7 @@
 // never asserted: see bench/README.md.
 
 #include "operators/stage_pipeline.hpp"
+#include "bench/debezium_fields.hpp"
 #include "bench/order_fields.hpp"
 #include "operators/decode.hpp"
 #include "plan/plan.hpp"
@@ -172,72 +173,18 @@ corpus generate(std::size_t n) {
   return c;
 }
 
-// One row image of the payments table, as `"before":` or `"after":` holds it.
-// Amounts are uniform in [0.00, 100.00), half written as JSON numbers and
-// half as strings (Debezium's decimal.handling.mode=string); paid_at is
-// epoch milliseconds, a quarter of the time an RFC 3339 string or null.
-void put_payment(std::string& out, std::uint64_t x, std::size_t id) {
-  static constexpr const char* currencies[] = {"EUR", "USD", "GBP", "CHF"};
-  static constexpr const char* tags[] = {R"(["card","web"])", R"(["sepa"])", R"({"risk":"low","retries":0})",
-                                         "null"};
-  char buf[160];
-  const unsigned cents = static_cast<unsigned>(x % 10000);
-  const char* quote = (x >> 14) & 1 ? "\"" : "";
-  std::snprintf(buf, sizeof buf, R"({"id":%zu,"amount":%s%u.%02u%s,"currency":"%s","tenant":"tenant-%04u",)",
-                id, quote, cents / 100, cents % 100, quote, currencies[(x >> 15) % 4],
-                static_cast<unsigned>((x >> 17) % 10000));
-  out += buf;
-  std::snprintf(buf, sizeof buf, R"("score":0.%03u,)", static_cast<unsigned>((x >> 31) % 1000));
-  out += buf;
-  switch ((x >> 41) % 8) {
-    case 0:
-      out += R"("paid_at":"2026-12-05T10:00:00.250Z",)";
-      break;
-    case 1:
-      out += R"("paid_at":null,)";
-      break;
-    default:
-      std::snprintf(buf, sizeof buf, R"("paid_at":%llu,)",
-                    1764928800000ULL + static_cast<unsigned long long>((x >> 20) % 86400000));
-      out += buf;
-  }
-  out += R"("tags":)";
-  out += tags[(x >> 44) % 4];
-  out += '}';
-}
-
-// Debezium change events of about 400 bytes: 70% creates, 20% updates (with
-// both row images), 10% deletes (`after` null).
+// Debezium change events of about 400 bytes (bench/debezium_fields.hpp, the
+// same as bench/compare --nested loads): 70% creates, 20% updates, 10% deletes.
 corpus generate_nested(std::size_t n) {
   corpus c;
   c.bytes.reserve(n * 420);
   c.spans.reserve(n);
   rng r{42};
-  char buf[320];
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t start = c.bytes.size();
     const std::uint64_t x = r.next();
     const std::uint64_t y = r.next();
-    const unsigned kind = static_cast<unsigned>(x % 10);
-    const char op = kind < 7 ? 'c' : kind < 9 ? 'u' : 'd';
-    const std::size_t id = 1000000 + i % 1000000;
-    c.bytes += R"({"before":)";
-    if (op == 'c')
-      c.bytes += "null";
-    else
-      put_payment(c.bytes, y, id);
-    c.bytes += R"(,"after":)";
-    if (op == 'd')
-      c.bytes += "null";
-    else
-      put_payment(c.bytes, x, id);
-    const unsigned long long ts = 1764928800000ULL + i;
-    std::snprintf(buf, sizeof buf,
-                  R"(,"source":{"version":"2.5.0.Final","connector":"postgresql","name":"shop","ts_ms":%llu,)"
-                  R"("db":"shop","schema":"public","table":"payments","txId":%llu,"lsn":%llu},)"
-                  R"("op":"%c","ts_ms":%llu})",
-                  ts, 7000ULL + i / 4, 24023128ULL + i * 64, op, ts + 17);
-    c.bytes += buf;
+    streamt::bench::put_change_event(c.bytes, i, 1000000 + i % 1000000, x, y);
     c.spans.emplace_back(start, c.bytes.size() - start);
   }
   return c;
