@@ -69,15 +69,11 @@ decode_definition::decode_definition(const plan::schema& s, std::size_t max_valu
     for (const std::string& segment : flat[i].path) n.name += (n.name.empty() ? "" : ".") + segment;
     n.json_path = json_path_of(flat[i].path);
     n.ignore_unknown = flat[i].ignore_unknown;
-    if (flat[i].column->from != plan::column_source::value) {
+    if (flat[i].column->from != plan::column_source::value)
       metadata_.push_back(i);
-      flat_ = false;
-    } else if (flat[i].parent == plan::node{}.parent) {
+    else if (flat[i].parent == plan::node{}.parent)
       top_.push_back(i);
-    }
-    const auto t = columns_.back().type;
-    if (flat[i].depth > 1 || !(t == plan::column_type::string || t == plan::column_type::bigint ||
-                               t == plan::column_type::boolean))
+    if (flat[i].column->from != plan::column_source::value || flat[i].column->type == plan::column_type::row)
       flat_ = false;
   }
   // Pre-order: a subtree ends where the next node at its depth or above begins.
@@ -86,11 +82,18 @@ decode_definition::decode_definition(const plan::schema& s, std::size_t max_valu
     for (std::size_t child : nodes_[i].children) end = std::max(end, nodes_[child].end);
     nodes_[i].end = end;
   }
-  keys_.reserve(columns_.size());
-  for (const auto& c : columns_) {
+  fast_.reserve(columns_.size());
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    const plan::column& c = columns_[i];
     for (char ch : c.name)
       if (ch < 0x20 || ch > 0x7E || ch == '"' || ch == '\\') plain_names_ = false;
-    key_pattern k;
+    fast_node k;
+    k.length = static_cast<std::uint32_t>(c.name.size());
+    k.nullable = c.nullable;
+    k.type = c.type;
+    k.precision = c.precision;
+    k.scale = c.scale;
+    k.end = nodes_[i].end;
     if (c.name.size() + 1 <= 16) {
       unsigned char word[16] = {}, mask[16] = {};
       std::memcpy(word, c.name.data(), c.name.size());
@@ -100,7 +103,7 @@ decode_definition::decode_definition(const plan::schema& s, std::size_t max_valu
       std::memcpy(k.mask, mask, sizeof mask);
       k.fits = true;
     }
-    keys_.push_back(k);
+    fast_.push_back(k);
   }
 }
 
@@ -959,7 +962,7 @@ bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
 // name; then `p` moves past the closing quote.
 [[gnu::always_inline]] inline bool key_is(const decode_definition& def, std::size_t i, const char*& p,
                                           const char* end) noexcept {
-  const auto& k = def.key(i);
+  const auto& k = def.fast(i);
   const auto room = static_cast<std::size_t>(end - p);
   if (k.fits && room >= 16) {
     if ((load8(p) & k.mask[0]) != k.word[0] || (load8(p + 8) & k.mask[1]) != k.word[1]) return false;
@@ -968,7 +971,7 @@ bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
     if (room <= name.size() || p[name.size()] != '"' || !same_bytes(p, name.data(), name.size()))
       return false;
   }
-  p += def.column(i).name.size() + 1;
+  p += k.length + 1;
   return true;
 }
 
@@ -976,7 +979,7 @@ bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
 // quote, or nullptr on a raw control character, invalid UTF-8 or the end of
 // the value. `escaped` is set if it holds a backslash; escapes are only
 // skipped here (a backslash and the byte after it), unescape checks them.
-const char* string_end(const char* p, const char* end, const char* begin, bool& escaped) noexcept {
+const char* string_end_slow(const char* p, const char* end, const char* begin, bool& escaped) noexcept {
   for (;;) {
     p = next_stop(p, end, begin);
     if (p == end) return nullptr;
@@ -994,6 +997,18 @@ const char* string_end(const char* p, const char* end, const char* begin, bool& 
     if (n == 0) return nullptr;
     p += n;
   }
+}
+
+// The common string, plain and ending within 16 bytes, found inline.
+[[gnu::always_inline]] inline const char* string_end(const char* p, const char* end, const char* begin,
+                                                     bool& escaped) noexcept {
+#if defined(__SSE2__)
+  if (end - p >= 16) {
+    const unsigned m = string_stops16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    if (m != 0 && p[std::countr_zero(m)] == '"') return p + std::countr_zero(m);
+  }
+#endif
+  return string_end_slow(p, end, begin, escaped);
 }
 
 int hex_digit(char c) noexcept {
@@ -1097,29 +1112,153 @@ bool unescape(const char* p, const char* end, std::string& out) {
   return true;
 }
 
+[[gnu::always_inline]] inline bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+// The number of ASCII digits from `p` on, eight at a time: numbers in
+// records (epoch milliseconds, log positions, ids) are long.
+[[gnu::always_inline]] inline std::size_t digit_run(const char* p, const char* end) noexcept {
+  const char* q = p;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; end - q >= 8; q += 8)
+      if (const std::uint64_t m = swar::nondigit_lanes(load8(q)))
+        return static_cast<std::size_t>(q - p) + static_cast<std::size_t>(std::countr_zero(m) / 8);
+  }
+  while (q != end && is_digit(*q)) ++q;
+  return static_cast<std::size_t>(q - p);
+}
+
+constexpr std::uint64_t powers_of_ten[] = {1ULL,
+                                           10ULL,
+                                           100ULL,
+                                           1000ULL,
+                                           10000ULL,
+                                           100000ULL,
+                                           1000000ULL,
+                                           10000000ULL,
+                                           100000000ULL,
+                                           1000000000ULL,
+                                           10000000000ULL,
+                                           100000000000ULL,
+                                           1000000000000ULL,
+                                           10000000000000ULL,
+                                           100000000000000ULL,
+                                           1000000000000000ULL,
+                                           10000000000000000ULL,
+                                           100000000000000000ULL,
+                                           1000000000000000000ULL,
+                                           10000000000000000000ULL};
+
+// The value of the `n` (at most 19) ASCII digits at `p`.
+[[gnu::always_inline]] inline std::uint64_t digits_value(const char* p, std::size_t n,
+                                                         const char* end) noexcept {
+  std::uint64_t v = 0;
+  std::size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    // Eight digits at a time; a shorter rest, when eight bytes can still be
+    // read, shifted up so that the lanes below it read as leading zeros (the
+    // borrows of the bytes after the digits only reach lanes shifted out).
+    for (; n - i >= 8; i += 8) v = v * powers_of_ten[8] + swar::eight_digits_value(load8(p + i) - ones * '0');
+    if (i < n && end - (p + i) >= 8) {
+      const std::size_t k = n - i;
+      return v * powers_of_ten[k] + swar::eight_digits_value((load8(p + i) - ones * '0') << (8 * (8 - k)));
+    }
+  }
+  for (; i < n; ++i) v = v * 10 + static_cast<unsigned>(p[i] - '0');
+  return v;
+}
+
 // A JSON integer at `p` (a '-' or a digit) that fits int64, without fraction
 // or exponent: those, leading zeros and out-of-range values are left to the
 // reference path (the byte after the number must then be a separator, which
-// the caller checks, so "1.5", "1e2" and "01" all give up there).
+// the caller checks, so "1.5" and "1e2" give up there).
 bool parse_bigint(const char*& p, const char* end, std::int64_t& out) noexcept {
-  bool negative = *p == '-';
+  const bool negative = *p == '-';
   if (negative && ++p == end) return false;
-  const char* first = p;
-  auto digit = [](char c) { return static_cast<unsigned>(static_cast<unsigned char>(c)) - '0'; };
-  std::uint64_t v = digit(*p);
-  if (v > 9) return false;
-  ++p;
-  if (v != 0) {
-    // 19 digits always fit in uint64; a 20th means out of range.
-    for (unsigned d; p != end && (d = digit(*p)) <= 9; ++p) {
-      if (p - first == 19) return false;
-      v = v * 10 + d;
-    }
+  // 19 digits always fit in uint64; more are out of range. The digits are
+  // found eight at a time; short numbers (counts, amounts) are then read
+  // digit by digit, long ones (epoch milliseconds, log positions) eight at
+  // a time.
+  const std::size_t n = digit_run(p, end);
+  if (n == 0 || n > 19 || (n > 1 && *p == '0')) return false;
+  std::uint64_t v = 0;
+  if (n <= 4) {
+    for (std::size_t i = 0; i < n; ++i) v = v * 10 + static_cast<unsigned>(p[i] - '0');
+  } else {
+    v = digits_value(p, n, end);
   }
   constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   if (v > max + (negative ? 1 : 0)) return false;
   // Two's complement (C++20): 0 - 2^63 is INT64_MIN.
   out = static_cast<std::int64_t>(negative ? 0 - v : v);
+  p += n;
+  return true;
+}
+
+// A JSON number without an exponent and with at most 19 digits, as its
+// digits read as one integer: 12.50 is 1250 with 2 fraction digits. The
+// common DECIMAL and DOUBLE values are computed from it exactly (see
+// plain_decimal, plain_double); any other number is left to the functions
+// the reference path uses.
+struct plain_number {
+  std::uint64_t digits = 0;
+  std::size_t whole = 0, fraction = 0;  // how many digits before and after the point
+  bool negative = false;
+  bool zero_whole = false;  // the whole part is the single digit 0
+};
+
+// The end of such a number at `p`, or nullptr if there is none.
+const char* read_plain_number(const char* p, const char* end, plain_number& n) noexcept {
+  // Digit by digit: such numbers are short (prices, ratios).
+  n.negative = p != end && *p == '-';
+  if (n.negative) ++p;
+  const char* first = p;
+  std::uint64_t v = 0;
+  for (; p != end && is_digit(*p); ++p) v = v * 10 + static_cast<unsigned>(*p - '0');
+  n.whole = static_cast<std::size_t>(p - first);
+  if (n.whole == 0 || n.whole > 19 || (n.whole > 1 && *first == '0')) return nullptr;
+  n.zero_whole = *first == '0';
+  n.fraction = 0;
+  if (p != end && *p == '.') {
+    const char* point = p++;
+    for (; p != end && is_digit(*p) && p - point <= 19; ++p) v = v * 10 + static_cast<unsigned>(*p - '0');
+    n.fraction = static_cast<std::size_t>(p - point - 1);
+    if (n.fraction == 0 || (p != end && is_digit(*p))) return nullptr;
+  }
+  if (n.whole + n.fraction > 19 || (p != end && (*p == 'e' || *p == 'E'))) return nullptr;
+  n.digits = v;
+  return p;
+}
+
+// The DECIMAL(p,s) value of `n` when it surely is one: at most s fraction
+// digits and at most p - s significant digits before the point (so at most
+// p in all). Otherwise false, and parse_decimal decides.
+bool plain_decimal(const plain_number& n, const decode_definition::fast_node& c, plan::int128& out) noexcept {
+  static constexpr auto scale = [] {
+    struct table {
+      plan::int128 v[plan::max_decimal_precision + 1] = {};
+    } t;
+    t.v[0] = 1;
+    for (int i = 1; i <= plan::max_decimal_precision; ++i) t.v[i] = t.v[i - 1] * 10;
+    return t;
+  }();
+  const std::size_t whole = n.zero_whole ? 0 : n.whole;
+  if (n.fraction > static_cast<std::size_t>(c.scale) ||
+      whole > static_cast<std::size_t>(c.precision - c.scale))
+    return false;
+  out = static_cast<plan::int128>(n.digits) * scale.v[c.scale - static_cast<int>(n.fraction)];
+  if (n.negative) out = -out;
+  return true;
+}
+
+// The DOUBLE nearest to `n` when one correctly rounded division gives it:
+// digits below 2^53 and a power of ten below 10^23 are both exact doubles,
+// so their quotient is rounded once, as from_chars rounds. Otherwise false.
+bool plain_double(const plain_number& n, double& out) noexcept {
+  static constexpr double scale[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (n.digits >= (std::uint64_t{1} << 53) || n.fraction > 22) return false;
+  const double v = static_cast<double>(n.digits) / scale[n.fraction];
+  out = n.negative ? -v : v;
   return true;
 }
 
@@ -1127,33 +1266,145 @@ bool literal_at(const char* p, const char* end, std::string_view word) noexcept 
   return static_cast<std::size_t>(end - p) >= word.size() && std::memcmp(p, word.data(), word.size()) == 0;
 }
 
-// The value of an undeclared member the plan ignores, after its key's closing
-// quote: moves `p` past the `:` and the value if the value is a string
-// without escapes, an int64 or a literal. Anything else (escapes, fractions,
-// objects, arrays) is left to the reference path, which checks it fully.
-bool skip_scalar(const char*& p, const char* end, const char* begin) noexcept {
-  if (!consume(p, end, ':')) return false;
-  p = skip_space(p, end);
-  if (p == end) return false;
-  switch (*p) {
-    case '"': {
-      bool escaped = false;
-      const char* close = string_end(p + 1, end, begin, escaped);
-      if (close == nullptr || escaped) return false;
-      p = close + 1;
-      return true;
+// The end of the JSON number at `p`, or nullptr where it is not one or is
+// one the fast path leaves alone: an exponent of more than four digits (the
+// reference parser's own limits then decide). `integer` is set when it has
+// neither fraction nor exponent.
+const char* number_end(const char* p, const char* end, bool& integer) noexcept {
+  if (p != end && *p == '-') ++p;
+  const std::size_t whole = digit_run(p, end);
+  if (whole == 0 || (whole > 1 && *p == '0')) return nullptr;
+  p += whole;
+  integer = true;
+  if (p != end && *p == '.') {
+    integer = false;
+    const std::size_t fraction = digit_run(++p, end);
+    if (fraction == 0) return nullptr;
+    p += fraction;
+  }
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    integer = false;
+    if (++p != end && (*p == '+' || *p == '-')) ++p;
+    const char* digits = p;
+    while (p != end && is_digit(*p)) ++p;
+    if (p == digits || p - digits > 4) return nullptr;
+  }
+  return p;
+}
+
+// The reference parser refuses a document nested deeper than Boost.JSON's
+// default of 32 levels; the fast path stays well inside that, and gives up
+// on anything deeper. Levels count from the top-level object, which is 1.
+constexpr unsigned max_fast_depth = 30;
+
+// One JSON value at `p` (any type, nested to the depth bound) moved past and
+// checked, without storing it: the value of an undeclared member the plan
+// ignores, or of a JSON column. Strings must hold no escapes (the reference
+// path checks and decodes those); `spaced` is set if whitespace appears
+// anywhere in it, which a JSON column's value must not hold to be kept as
+// its own bytes (the reference path keeps it compacted). Iterative: bit i of
+// `objects` says whether the container open at level i is an object.
+bool skip_value(const char*& p, const char* end, const char* begin, unsigned depth, bool& spaced) noexcept {
+  auto space = [&] {
+    const char* q = skip_space(p, end);
+    spaced |= q != p;
+    p = q;
+    return p != end;
+  };
+  auto plain_string = [&] {  // at its opening quote
+    bool escaped = false;
+    const char* close = string_end(p + 1, end, begin, escaped);
+    if (close == nullptr || escaped) return false;
+    p = close + 1;
+    return true;
+  };
+  // After `{` or `,` inside an object: a key and its colon.
+  auto key = [&] { return space() && *p == '"' && plain_string() && space() && *p++ == ':'; };
+  // The usual ignored value first: a string or a number, without spaces.
+  if (p != end && *p == '"') return plain_string();
+  if (p != end && (*p == '-' || is_digit(*p))) {
+    bool integer = false;
+    p = number_end(p, end, integer);
+    return p != nullptr;
+  }
+  std::uint64_t objects = 0;
+  unsigned open = 0;
+  for (;;) {
+    if (!space()) return false;
+    switch (*p) {
+      case '{':
+      case '[': {
+        if (depth + open + 1 > max_fast_depth) return false;
+        const bool object = *p++ == '{';
+        objects = (objects & ~(std::uint64_t{1} << open)) | (std::uint64_t{object} << open);
+        ++open;
+        if (!space()) return false;
+        if (*p == (object ? '}' : ']')) {
+          ++p;
+          --open;
+          break;  // an empty container is a complete value
+        }
+        if (object && !key()) return false;
+        continue;  // its first value
+      }
+      case '"':
+        if (!plain_string()) return false;
+        break;
+      case 't':
+        if (!literal_at(p, end, "true")) return false;
+        p += 4;
+        break;
+      case 'f':
+        if (!literal_at(p, end, "false")) return false;
+        p += 5;
+        break;
+      case 'n':
+        if (!literal_at(p, end, "null")) return false;
+        p += 4;
+        break;
+      default: {
+        bool integer = false;
+        const char* after = number_end(p, end, integer);
+        if (after == nullptr) return false;
+        p = after;
+      }
     }
-    case 't':
-      return literal_at(p, end, "true") && (p += 4, true);
-    case 'f':
-      return literal_at(p, end, "false") && (p += 5, true);
-    case 'n':
-      return literal_at(p, end, "null") && (p += 4, true);
-    default: {
-      std::int64_t ignored = 0;
-      return (*p == '-' || (*p >= '0' && *p <= '9')) && parse_bigint(p, end, ignored);
+    // A value is complete: close the containers it completes, or go on to
+    // the next value of the one open.
+    for (;;) {
+      if (open == 0) return true;
+      if (!space()) return false;
+      const bool object = (objects >> (open - 1)) & 1;
+      if (*p == ',') {
+        ++p;
+        if (object && !key()) return false;
+        break;
+      }
+      if (*p != (object ? '}' : ']')) return false;
+      ++p;
+      --open;
     }
   }
+}
+
+// The value of an undeclared member the plan ignores: the usual string or
+// number inline, anything else through skip_value.
+[[gnu::always_inline]] inline bool skip_ignored(const char*& p, const char* end, const char* begin,
+                                                unsigned depth) noexcept {
+  if (p != end && *p == '"') {
+    bool escaped = false;
+    const char* close = string_end(p + 1, end, begin, escaped);
+    if (close == nullptr || escaped) return false;
+    p = close + 1;
+    return true;
+  }
+  if (p != end && is_digit(*p)) {
+    bool integer = false;
+    p = number_end(p, end, integer);
+    return p != nullptr;
+  }
+  bool spaced = false;
+  return skip_value(p, end, begin, depth, spaced);
 }
 
 // Which columns the fast path has seen in this record: column i was seen if
@@ -1170,98 +1421,235 @@ struct seen_columns {
   }
 };
 
-bool scan(const decode_definition& def, seen_columns& seen, std::string_view value, row& out) {
-  const std::size_t columns = def.column_count();
-  const char* p = value.data();
-  const char* const end = p + value.size();
-  if (!consume(p, end, '{')) return false;
-  seen.start(columns);
-  std::size_t count = 0;
-  for (;;) {
-    if (!consume(p, end, '"')) return false;
-    // The key: first the column expected next (producers write schema order).
-    std::size_t col = columns;
-    if (count < columns && key_is(def, count, p, end)) col = count;
-    if (col == columns) {
-      const char* key = p;
-      while (p != end && *p != '"') {
-        char c = *p;
-        if (c < 0x20 || c > 0x7E || c == '\\') return false;
-        ++p;
+// What one record's scan shares across the objects it reads, the vectors'
+// storage among it (their sizes are the schema's, checked once per record).
+struct scan_context {
+  const decode_definition& def;
+  const decode_definition::fast_node* nodes;
+  std::uint32_t* seen;
+  std::uint32_t stamp;
+  const char* begin;
+  const char* end;
+  slot* slots;
+};
+
+template <bool Flat>
+bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsigned depth);
+
+// The value of column `col` at `p` (after the colon and any whitespace)
+// into its slot. Each type takes the JSON forms the reference path takes,
+// parsed by the same functions (plan/values.hpp, from_chars), and gives up on
+// any other, and on a valid value spelled unusually (escapes, a DOUBLE
+// outside its range).
+[[gnu::always_inline]] inline bool scan_value(const scan_context& x, std::size_t col, const char*& p,
+                                              unsigned depth) {
+  const char* const end = x.end;
+  const decode_definition::fast_node& c = x.nodes[col];
+  slot& s = x.slots[col];
+  if (*p == 'n') {
+    if (!c.nullable || !literal_at(p, end, "null")) return false;
+    // A null ROW makes every column inside it null, as in the reference.
+    for (std::size_t i = col; i < c.end; ++i) x.slots[i].is_null = true;
+    p += 4;
+    return true;
+  }
+  switch (c.type) {
+    case plan::column_type::string: {
+      if (*p != '"') return false;
+      bool escaped = false;
+      const char* close = string_end(p + 1, end, x.begin, escaped);
+      if (close == nullptr) return false;
+      if (!escaped) {
+        // Zero-copy: the slot views the value's own bytes.
+        s.string = std::string_view(p + 1, static_cast<std::size_t>(close - (p + 1)));
+      } else {
+        if (!unescape(p + 1, close, s.storage)) return false;
+        s.string = s.storage;
       }
-      if (p == end) return false;
+      p = close + 1;
+      break;
+    }
+    case plan::column_type::bigint:
+      if (!parse_bigint(p, end, s.bigint)) return false;
+      break;
+    case plan::column_type::boolean:
+      if (literal_at(p, end, "true")) {
+        s.boolean = true;
+        p += 4;
+      } else if (literal_at(p, end, "false")) {
+        s.boolean = false;
+        p += 5;
+      } else {
+        return false;
+      }
+      break;
+    case plan::column_type::row:
+      if (*p != '{' || depth + 1 > max_fast_depth) return false;
+      s.is_null = false;
+      ++p;
+      return scan_object<false>(x, col, p, depth + 1);
+    case plan::column_type::decimal: {
+      // A JSON number, or a string holding one (Debezium's
+      // decimal.handling.mode=string): the same text either way.
+      const bool quoted = *p == '"';
+      const char* first = quoted ? p + 1 : p;
+      const char* last = nullptr;  // the text's end
+      if (quoted) {
+        bool escaped = false;
+        last = string_end(first, end, x.begin, escaped);
+        if (last == nullptr || escaped) return false;
+      }
+      plain_number n;
+      const char* plain = read_plain_number(first, quoted ? last : end, n);
+      if (plain == nullptr || (quoted && plain != last) || !plain_decimal(n, c, s.decimal)) {
+        if (!quoted) {
+          bool integer = false;
+          last = number_end(first, end, integer);
+          if (last == nullptr) return false;
+        }
+        const plan::decimal_verdict v = plan::parse_decimal(
+            std::string_view(first, static_cast<std::size_t>(last - first)), c.precision, c.scale);
+        if (!v.problem.empty()) return false;
+        s.decimal = v.value.unscaled;
+      } else if (!quoted) {
+        last = plain;
+      }
+      p = quoted ? last + 1 : last;
+      break;
+    }
+    case plan::column_type::double_: {
+      plain_number n;
+      const char* after = read_plain_number(p, end, n);
+      if (after == nullptr || !plain_double(n, s.dbl)) {
+        bool integer = false;
+        after = number_end(p, end, integer);
+        if (after == nullptr) return false;
+        const auto r = std::from_chars(p, after, s.dbl);
+        if (r.ec != std::errc() || r.ptr != after || !std::isfinite(s.dbl)) return false;
+      }
+      p = after;
+      break;
+    }
+    case plan::column_type::timestamp:
+      if (*p == '"') {
+        bool escaped = false;
+        const char* close = string_end(p + 1, end, x.begin, escaped);
+        if (close == nullptr || escaped) return false;
+        std::string problem;
+        const auto t = plan::parse_timestamp(
+            std::string_view(p + 1, static_cast<std::size_t>(close - (p + 1))), problem);
+        if (!t) return false;
+        s.bigint = t->millis;
+        p = close + 1;
+      } else {
+        if (!parse_bigint(p, end, s.bigint) || s.bigint < plan::min_timestamp_millis ||
+            s.bigint > plan::max_timestamp_millis)
+          return false;
+      }
+      break;
+    case plan::column_type::json: {
+      // Kept as its own bytes when they are already what the reference path
+      // writes: compact (no whitespace) and without escapes.
+      const char* start = p;
+      bool spaced = false;
+      if (!skip_value(p, end, x.begin, depth, spaced) || spaced) return false;
+      s.string = std::string_view(start, static_cast<std::size_t>(p - start));
+      break;
+    }
+  }
+  s.is_null = false;
+  return true;
+}
+
+// The members of the object at `p` (after its `{`): the top-level one
+// (parent == decode_definition::top) or a ROW column's. Moves `p` past its
+// `}`. Recursion follows the schema's ROWs, so it is at most 17 deep.
+// After a member's value: true with `p` at the next key's first byte if a
+// member follows; false with `done` set after the object's `}`; false
+// otherwise (malformed, or spaced unusually). `,"` is the usual case.
+[[gnu::always_inline]] inline bool next_member(const char*& p, const char* end, bool& done) noexcept {
+  std::uint16_t pair = 0;
+  constexpr std::uint16_t comma_quote = ',' | ('"' << 8);  // as a little-endian load reads `,"`
+  if (end - p >= 2 && (std::memcpy(&pair, p, 2), pair == comma_quote) &&
+      std::endian::native == std::endian::little) {
+    p += 2;
+    return true;
+  }
+  if (consume(p, end, ',')) return consume(p, end, '"');
+  done = consume(p, end, '}');
+  return false;
+}
+
+// Flat: the schema has no ROW and no metadata column (decode_definition::
+// flat), so the top-level members are nodes 0 to n - 1 and none recurses;
+// the common version 1 schema gets a loop of its own without the lookups.
+template <bool Flat>
+bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsigned depth) {
+  const decode_definition& def = x.def;
+  const char* const end = x.end;
+  const std::vector<std::size_t>& member_list = def.children(parent);
+  const std::size_t* const members = member_list.data();
+  const std::size_t expected = member_list.size();
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::size_t count = 0;
+  if (!consume(p, end, '"')) return false;
+  for (bool done = false;;) {
+    // The key (after its opening quote): first the member expected next
+    // (producers write schema order).
+    std::size_t col = none;
+    if constexpr (Flat) {
+      if (count < expected && key_is(def, count, p, end)) col = count;
+    } else {
+      if (count < expected && key_is(def, members[count], p, end)) col = members[count];
+    }
+    if (col == none) {
+      // A key with escapes may spell a member's name (the reference path
+      // unescapes it); one with other non-ASCII bytes cannot.
+      const char* key = p;
+      bool escaped = false;
+      p = string_end(p, end, x.begin, escaped);
+      if (p == nullptr || escaped) return false;
       const auto len = static_cast<std::size_t>(p - key);
-      for (std::size_t i = 0; i < columns; ++i) {
-        const std::string& name = def.column(i).name;
-        if (name.size() == len && same_bytes(key, name.data(), len)) {
+      for (std::size_t i : member_list) {
+        if (x.nodes[i].length == len && same_bytes(key, def.column(i).name.data(), len)) {
           col = i;
           break;
         }
       }
       ++p;
-      if (col == columns) {
-        if (!def.ignore_unknown() || !skip_scalar(p, end, value.data())) return false;
-        if (consume(p, end, ',')) continue;
-        if (consume(p, end, '}')) break;
+      if (col == none) {
+        if (!def.ignore_unknown(parent) || !consume(p, end, ':') || !skip_ignored(p, end, x.begin, depth))
+          return false;
+        if (next_member(p, end, done)) continue;
+        if (done) break;
         return false;
       }
     }
-    if (seen.seen[col] == seen.stamp) return false;
-    seen.seen[col] = seen.stamp;
+    if (x.seen[col] == x.stamp) return false;
+    x.seen[col] = x.stamp;
     ++count;
 
     if (!consume(p, end, ':')) return false;
     p = skip_space(p, end);
-    if (p == end) return false;
+    if (p == end || !scan_value(x, col, p, depth)) return false;
 
-    const plan::column& c = def.column(col);
-    slot& s = out.slots[col];
-    if (*p == 'n') {
-      if (!c.nullable || !literal_at(p, end, "null")) return false;
-      s.is_null = true;
-      p += 4;
-    } else {
-      switch (c.type) {
-        case plan::column_type::string: {
-          if (*p != '"') return false;
-          bool escaped = false;
-          const char* close = string_end(p + 1, end, value.data(), escaped);
-          if (close == nullptr) return false;
-          if (!escaped) {
-            // Zero-copy: the slot views the value's own bytes.
-            s.string = std::string_view(p + 1, static_cast<std::size_t>(close - (p + 1)));
-          } else {
-            if (!unescape(p + 1, close, s.storage)) return false;
-            s.string = s.storage;
-          }
-          p = close + 1;
-          break;
-        }
-        case plan::column_type::bigint:
-          if (!parse_bigint(p, end, s.bigint)) return false;
-          break;
-        case plan::column_type::boolean:
-          if (literal_at(p, end, "true")) {
-            s.boolean = true;
-            p += 4;
-          } else if (literal_at(p, end, "false")) {
-            s.boolean = false;
-            p += 5;
-          } else {
-            return false;
-          }
-          break;
-        default:
-          return false;  // version 2's types: only the reference path reads them (flat() is false)
-      }
-      s.is_null = false;
-    }
-
-    if (consume(p, end, ',')) continue;
-    if (consume(p, end, '}')) break;
+    if (next_member(p, end, done)) continue;
+    if (done) break;
     return false;
   }
-  return count == columns && skip_space(p, end) == end;
+  return count == expected;
+}
+
+bool scan(const decode_definition& def, seen_columns& seen, std::string_view value, row& out) {
+  const char* p = value.data();
+  const char* const end = p + value.size();
+  if (!consume(p, end, '{')) return false;
+  seen.start(def.column_count());
+  const scan_context x{def, def.fast_nodes(), seen.seen.data(), seen.stamp, value.data(),
+                       end, out.slots.data()};
+  const bool read = def.flat() ? scan_object<true>(x, decode_definition::top, p, 1)
+                               : scan_object<false>(x, decode_definition::top, p, 1);
+  return read && skip_space(p, end) == end;
 }
 
 }  // namespace
@@ -1280,8 +1668,7 @@ decode_state& decode_state::operator=(decode_state&&) noexcept = default;
 namespace detail {
 
 bool fast_decode(const decode_definition& def, decode_state& state, std::string_view value, row& out) {
-  if (value.empty() || value.size() > def.max_value_bytes() || !def.plain_names() || !def.flat())
-    return false;
+  if (value.empty() || value.size() > def.max_value_bytes() || !def.plain_names()) return false;
   if (out.slots.size() != def.column_count()) out.slots.resize(def.column_count());
   return scan(def, state.impl_->seen, value, out);
 }
@@ -1343,6 +1730,15 @@ bool key_bigint(std::string_view k, std::int64_t& out) noexcept {
   return r.ec == std::errc() && r.ptr == k.data() + k.size();
 }
 
+// True if `b` is surely one JSON value (with whitespace around it, perhaps);
+// false if it is not, or if the fast check leaves it to Boost.JSON.
+bool valid_json_fast(std::string_view b) noexcept {
+  const char* p = b.data();
+  const char* const end = p + b.size();
+  bool spaced = false;
+  return skip_value(p, end, b.data(), 1, spaced) && skip_space(p, end) == end;
+}
+
 std::string shown_bytes(std::string_view b) {
   std::string out = "'";
   const std::size_t n = std::min<std::size_t>(b.size(), 64);
@@ -1366,7 +1762,10 @@ bool decode_metadata(const decode_definition& def, const record_metadata& meta, 
   for (std::size_t i : def.metadata_columns()) {
     const plan::column& c = def.column(i);
     slot& s = out.slots[i];
-    const std::string what = "column " + quoted(def.name(i)) + " (the record's " + plan::from_text(c) + ")";
+    // Built only for a refusal: accepting a record allocates nothing.
+    auto what = [&] {
+      return "column " + quoted(def.name(i)) + " (the record's " + plan::from_text(c) + ")";
+    };
     std::optional<std::string_view> bytes;
     switch (c.from) {
       case plan::column_source::key:
@@ -1379,7 +1778,7 @@ bool decode_metadata(const decode_definition& def, const record_metadata& meta, 
         s.is_null = !meta.timestamp;
         s.bigint = meta.timestamp.value_or(0);
         if (s.is_null && !c.nullable) {
-          set_error(error, "unexpected_null", what + " is not nullable, and the record has no timestamp");
+          set_error(error, "unexpected_null", what() + " is not nullable, and the record has no timestamp");
           return false;
         }
         continue;
@@ -1397,7 +1796,7 @@ bool decode_metadata(const decode_definition& def, const record_metadata& meta, 
     if (!bytes) {
       if (!c.nullable) {
         set_error(error, "unexpected_null",
-                  what + " is not nullable, and the record has " +
+                  what() + " is not nullable, and the record has " +
                       (c.from == plan::column_source::key ? "no key" : "no such header, or a null one"));
         return false;
       }
@@ -1409,7 +1808,7 @@ bool decode_metadata(const decode_definition& def, const record_metadata& meta, 
       case plan::column_type::string:
         if (const std::size_t bad = plan::first_invalid_utf8(*bytes); bad != std::string_view::npos) {
           set_error(error, "invalid_utf8",
-                    what + " is not UTF-8: invalid byte at byte " + std::to_string(bad));
+                    what() + " is not UTF-8: invalid byte at byte " + std::to_string(bad));
           return false;
         }
         s.string = *bytes;
@@ -1417,20 +1816,24 @@ bool decode_metadata(const decode_definition& def, const record_metadata& meta, 
       case plan::column_type::bigint:
         if (!key_bigint(*bytes, s.bigint)) {
           set_error(error, "wrong_type",
-                    what + " expects BIGINT, found " + shown_bytes(*bytes) +
+                    what() + " expects BIGINT, found " + shown_bytes(*bytes) +
                         ", which is not a decimal integer in the signed 64-bit range");
           return false;
         }
         break;
       case plan::column_type::json: {
         // Validated, then passed on as the key's own bytes: unchanged, as
-        // the value's JSON columns are (those are only made compact).
-        boost::system::error_code ec;
-        (void)boost::json::parse(*bytes, ec);
-        if (ec) {
-          set_error(error, "wrong_type",
-                    what + " expects JSON, found " + shown_bytes(*bytes) + " (" + ec.message() + ")");
-          return false;
+        // the value's JSON columns are (those are only made compact). The
+        // fast check settles the common key without allocating; Boost.JSON
+        // decides the rest and names the problem.
+        if (!valid_json_fast(*bytes)) {
+          boost::system::error_code ec;
+          (void)boost::json::parse(*bytes, ec);
+          if (ec) {
+            set_error(error, "wrong_type",
+                      what() + " expects JSON, found " + shown_bytes(*bytes) + " (" + ec.message() + ")");
+            return false;
+          }
         }
         s.string = *bytes;
         break;

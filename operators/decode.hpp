@@ -10,20 +10,22 @@
 // rules, with its own fields, to any depth the schema declares; a JSON
 // column's value may be any JSON, kept compactly in its slot. No DOM is built.
 //
-// Two paths, one verdict. For a version 1 schema (flat: STRING, BIGINT and
-// BOOLEAN columns only, decode_definition::flat), a scanner specialised to
-// the schema reads the common case, one flat object whose keys are the
-// column names written plainly (no escapes), in one pass: it matches each key
-// against the column expected next, parses BIGINT digits directly, checks
-// strings (for the closing quote, a backslash, control characters and UTF-8)
-// 16 bytes at a time, and unescapes only strings that hold a backslash. It
-// accepts only what the reference path accepts, with the same row, and gives
-// up at the first thing it does not handle: any error, or an unusual but
-// valid spelling such as an escaped key (giving up on an error costs at most
-// one more pass over the bytes read). Then the reference path, Boost.JSON's
-// SAX basic_parser (kept in decode_state, reset per record), reads the value
-// from the start and accepts it or produces the diagnostic; it alone reads
-// version 2 schemas. So every diagnostic comes from one place, and the first
+// Two paths, one verdict. A scanner specialised to the schema reads the
+// common case in one pass: keys written plainly (no escapes), each matched
+// first against the member the schema expects next; BIGINT digits parsed
+// directly; strings checked (for the closing quote, a backslash, control
+// characters and UTF-8) 16 bytes at a time and unescaped only when they hold
+// a backslash; a ROW's object read by the same loop with its own fields;
+// DECIMAL, DOUBLE and TIMESTAMP values parsed by the functions the reference
+// path uses; a JSON column's value checked and kept as its own bytes when it
+// is already compact. It accepts only what the reference path accepts, with
+// the same row, and gives up at the first thing it does not handle: any
+// error, or an unusual but valid spelling such as an escaped key, a JSON
+// value with whitespace or a DOUBLE below the least subnormal (giving up on
+// an error costs at most one more pass over the bytes read). Then the
+// reference path, Boost.JSON's SAX basic_parser (kept in decode_state, reset
+// per record), reads the value from the start and accepts it or produces the
+// diagnostic. So every diagnostic comes from one place, and the first
 // offending token stops the parse: an unknown field fails as soon as its key
 // has been read, even if a syntax error follows.
 //
@@ -145,9 +147,9 @@ class decode_definition {
   // built by hand with others is decoded by the reference path alone).
   bool plain_names() const noexcept { return plain_names_; }
 
-  // True if the schema is version 1's: top-level STRING, BIGINT and BOOLEAN
-  // columns only. Only then does the fast path run; anything else is read
-  // by the reference path.
+  // True if the schema has no ROW and no column from the record's metadata:
+  // its nodes are the value's top-level members, in order (the fast path
+  // reads such a schema with a loop of its own).
   bool flat() const noexcept { return flat_; }
 
   // The top-level columns taken from the record's metadata, not its value.
@@ -161,15 +163,22 @@ class decode_definition {
     return row == top ? ignore_unknown_ : nodes_[row].ignore_unknown;
   }
 
-  // Column i's name followed by its closing quote, as two masked words, so
-  // that the fast path matches a key with two loads; `fits` if name and
-  // quote fit in 16 bytes (else it compares the name itself).
-  struct key_pattern {
+  // What the fast path reads of node i, in one place: its name followed by
+  // its closing quote, as two masked words, so that a key is matched with
+  // two loads (`fits` if name and quote fit in 16 bytes; else the name
+  // itself is compared), and the column's type and bounds.
+  struct fast_node {
     std::uint64_t word[2] = {};
     std::uint64_t mask[2] = {};
+    std::uint32_t length = 0;  // the name's
     bool fits = false;
+    bool nullable = false;
+    plan::column_type type = plan::column_type::string;
+    int precision = 0, scale = 0;  // DECIMAL's
+    std::size_t end = 0;           // subtree_end(i)
   };
-  const key_pattern& key(std::size_t i) const noexcept { return keys_[i]; }
+  const fast_node& fast(std::size_t i) const noexcept { return fast_[i]; }
+  const fast_node* fast_nodes() const noexcept { return fast_.data(); }
 
  private:
   struct node {
@@ -182,7 +191,7 @@ class decode_definition {
   std::vector<node> nodes_;
   std::vector<std::size_t> top_;
   std::vector<std::size_t> metadata_;
-  std::vector<key_pattern> keys_;
+  std::vector<fast_node> fast_;
   std::size_t max_value_bytes_;
   bool ignore_unknown_ = false;
   bool plain_names_ = true;

@@ -50,6 +50,35 @@ inline constexpr std::uint64_t highs = 0x8080808080808080ULL;  // each lane's hi
 // byte; only the lowest flagged lane need be exact. Little-endian only (the
 // lowest lane is the first byte): callers test std::endian::native first
 // and scan byte by byte elsewhere.
+// Nonzero in each lane of `w` that does not hold an ASCII digit (the
+// lowest such lane is exact; lanes above it may be wrong). A digit is 0x3_
+// whose low nibble plus 6 stays below 0x10. Adding 6 carries into the next
+// lane only from a lane of 0xFA or more, which is itself flagged.
+[[gnu::always_inline]] constexpr std::uint64_t nondigit_lanes(std::uint64_t w) noexcept {
+  constexpr std::uint64_t nibble = ones * 0xF0, digit = ones * 0x30;
+  return ((w & nibble) ^ digit) | (((w + ones * 6) & nibble) ^ digit);
+}
+
+static_assert(nondigit_lanes(0x3939393930303030ULL) == 0);
+static_assert(std::countr_zero(nondigit_lanes(0x3131312E31313131ULL)) / 8 == 4);
+static_assert(std::countr_zero(nondigit_lanes(0x313131313A313131ULL)) / 8 == 3);
+static_assert(std::countr_zero(nondigit_lanes(0x31313131312F3131ULL)) / 8 == 2);
+static_assert(std::countr_zero(nondigit_lanes(0x31313131FF313131ULL)) / 8 == 3);
+
+// The value of eight decimal digits (each lane 0 to 9, the most significant
+// in the lowest lane, as little-endian loads put the first byte): pairs of
+// lanes, then pairs of pairs, then the two halves are combined, each step
+// without carries between lanes (99, 9999 and 99999999 fit their lanes).
+[[gnu::always_inline]] constexpr std::uint64_t eight_digits_value(std::uint64_t w) noexcept {
+  w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFULL;
+  w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFULL;
+  return (w * 10000 + (w >> 32)) & 0xFFFFFFFFULL;
+}
+
+static_assert(eight_digits_value(0x0807060504030201ULL) == 12345678);
+static_assert(eight_digits_value(0x0909090909090909ULL) == 99999999);
+static_assert(eight_digits_value(0x0700000000000000ULL) == 7);
+
 struct scan_end {
   const char* at;
   bool decided;

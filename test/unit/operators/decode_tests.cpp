@@ -517,15 +517,30 @@ BOOST_AUTO_TEST_CASE(with_ignore_undeclared_members_of_every_json_kind_are_skipp
   }
 }
 
-BOOST_AUTO_TEST_CASE(with_ignore_the_fast_path_skips_plain_scalars_itself) {
+BOOST_AUTO_TEST_CASE(with_ignore_the_fast_path_skips_undeclared_members_itself_unless_they_hold_escapes) {
   const auto def = ignoring_definition();
   bool fast = false;
   BOOST_TEST(both_paths_agree(
       def, R"({"id":"x","s":"plain","amount":7,"i":-12,"note":null,"t":true,"flag":null})", fast));
   BOOST_TEST(fast);
-  // Escapes, fractions and containers are the reference path's to check.
-  BOOST_TEST(both_paths_agree(def, R"({"id":"x","amount":7,"note":null,"flag":null,"o":{}})", fast));
+  // Containers, fractions and exponents, nested and spaced, are checked by the fast path too.
+  BOOST_TEST(both_paths_agree(
+      def,
+      R"({"id":"x","amount":7,"o":{},"a":[ 1.5, {"k": [true, null, -2e10]}, [] ],"note":null,"flag":null})",
+      fast));
+  BOOST_TEST(fast);
+  // Escapes are the reference path's to check.
+  BOOST_TEST(both_paths_agree(def, R"({"id":"x","amount":7,"note":null,"flag":null,"o":{"k":"\n"}})", fast));
   BOOST_TEST(!fast);
+  // And malformed containers are refused by it, whatever the fast path saw first.
+  for (std::string_view bad : {R"({"id":"x","amount":7,"note":null,"flag":null,"o":{"k" 1}})",
+                               R"({"id":"x","amount":7,"note":null,"flag":null,"o":[1,]})",
+                               R"({"id":"x","amount":7,"note":null,"flag":null,"o":[1})",
+                               R"({"id":"x","amount":7,"note":null,"flag":null,"o":{"k":1]})",
+                               R"({"id":"x","amount":7,"note":null,"flag":null,"o":1.})"}) {
+    BOOST_TEST(!both_paths_agree(def, bad, fast), bad);
+    BOOST_TEST(!fast, bad);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(with_ignore_a_malformed_undeclared_member_still_makes_the_record_invalid) {
