@@ -6,6 +6,8 @@
 
 #include "operators/stage_pipeline.hpp"
 
+#include "metadata_fixture.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <map>
@@ -16,30 +18,8 @@ using namespace streamt::plan;
 
 namespace {
 
-column from(const char* name, column_type t, bool nullable, column_source s, const char* header = "") {
-  column c{name, t, nullable};
-  c.from = s;
-  c.header = header;
-  return c;
-}
-
-// tenant from a header, the key as text, the record's position and time,
-// and one value column.
-plan metadata_plan(column key) {
-  plan p;
-  p.identity = {"meta-test", "events", "events-out"};
-  p.schema.source = "events";
-  p.schema.topic = "events";
-  p.schema.columns = {{"amount", column_type::bigint, false},
-                      from("tenant", column_type::string, true, column_source::header, "tenant"),
-                      std::move(key),
-                      from("at", column_type::timestamp, false, column_source::timestamp),
-                      from("p", column_type::bigint, false, column_source::partition),
-                      from("o", column_type::bigint, false, column_source::offset)};
-  p.projection = {{0, "amount"}, {1, "tenant"}, {2, "k"}, {3, "at"}, {4, "p"}, {5, "o"}};
-  p.version = required_version(p);
-  return p;
-}
+using streamt::operators::test::from;
+using streamt::operators::test::metadata_plan;
 
 struct record {
   std::optional<std::string_view> key;
