@@ -82,6 +82,12 @@ decode_definition::decode_definition(const plan::schema& s, std::size_t max_valu
     for (std::size_t child : nodes_[i].children) end = std::max(end, nodes_[child].end);
     nodes_[i].end = end;
   }
+  auto length_bit = [](const std::string& name) {
+    return std::uint64_t{1} << std::min<std::size_t>(name.size(), 63);
+  };
+  for (std::size_t i : top_) top_lengths_ |= length_bit(columns_[i].name);
+  for (node& n : nodes_)
+    for (std::size_t child : n.children) n.member_lengths |= length_bit(columns_[child].name);
   fast_.reserve(columns_.size());
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const plan::column& c = columns_[i];
@@ -94,11 +100,12 @@ decode_definition::decode_definition(const plan::schema& s, std::size_t max_valu
     k.precision = c.precision;
     k.scale = c.scale;
     k.end = nodes_[i].end;
-    if (c.name.size() + 1 <= 16) {
+    if (c.name.size() + 2 <= 16) {
       unsigned char word[16] = {}, mask[16] = {};
       std::memcpy(word, c.name.data(), c.name.size());
       word[c.name.size()] = '"';
-      std::memset(mask, 0xFF, c.name.size() + 1);
+      word[c.name.size() + 1] = ':';
+      std::memset(mask, 0xFF, c.name.size() + 2);
       std::memcpy(k.word, word, sizeof word);
       std::memcpy(k.mask, mask, sizeof mask);
       k.fits = true;
@@ -959,7 +966,9 @@ bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
 }
 
 // True if the key starting at `p` (after its opening quote) is column `i`'s
-// name; then `p` moves past the closing quote.
+// name followed by its closing quote and the colon, as producers write them;
+// then `p` moves past the colon. A key spelled otherwise (with whitespace
+// before the colon, say) is looked up by name instead.
 [[gnu::always_inline]] inline bool key_is(const decode_definition& def, std::size_t i, const char*& p,
                                           const char* end) noexcept {
   const auto& k = def.fast(i);
@@ -968,10 +977,11 @@ bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
     if ((load8(p) & k.mask[0]) != k.word[0] || (load8(p + 8) & k.mask[1]) != k.word[1]) return false;
   } else {
     const std::string& name = def.column(i).name;
-    if (room <= name.size() || p[name.size()] != '"' || !same_bytes(p, name.data(), name.size()))
+    if (room <= name.size() + 1 || p[name.size()] != '"' || p[name.size() + 1] != ':' ||
+        !same_bytes(p, name.data(), name.size()))
       return false;
   }
-  p += k.length + 1;
+  p += k.length + 2;
   return true;
 }
 
@@ -1171,7 +1181,7 @@ constexpr std::uint64_t powers_of_ten[] = {1ULL,
 // or exponent: those, leading zeros and out-of-range values are left to the
 // reference path (the byte after the number must then be a separator, which
 // the caller checks, so "1.5" and "1e2" give up there).
-bool parse_bigint(const char*& p, const char* end, std::int64_t& out) noexcept {
+[[gnu::always_inline]] inline bool parse_bigint(const char*& p, const char* end, std::int64_t& out) noexcept {
   const bool negative = *p == '-';
   if (negative && ++p == end) return false;
   // 19 digits always fit in uint64; more are out of range. The digits are
@@ -1207,7 +1217,8 @@ struct plain_number {
 };
 
 // The end of such a number at `p`, or nullptr if there is none.
-const char* read_plain_number(const char* p, const char* end, plain_number& n) noexcept {
+[[gnu::always_inline]] inline const char* read_plain_number(const char* p, const char* end,
+                                                            plain_number& n) noexcept {
   // Digit by digit: such numbers are short (prices, ratios).
   n.negative = p != end && *p == '-';
   if (n.negative) ++p;
@@ -1602,6 +1613,7 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
     } else {
       if (count < expected && key_is(def, members[count], p, end)) col = members[count];
     }
+    const bool colon_read = col != none;
     if (col == none) {
       // A key with escapes may spell a member's name (the reference path
       // unescapes it); one with other non-ASCII bytes cannot.
@@ -1610,12 +1622,13 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
       p = string_end(p, end, x.begin, escaped);
       if (p == nullptr || escaped) return false;
       const auto len = static_cast<std::size_t>(p - key);
-      for (std::size_t i : member_list) {
-        if (x.nodes[i].length == len && same_bytes(key, def.column(i).name.data(), len)) {
-          col = i;
-          break;
+      if ((def.member_lengths(parent) >> std::min<std::size_t>(len, 63) & 1) != 0)
+        for (std::size_t i : member_list) {
+          if (x.nodes[i].length == len && same_bytes(key, def.column(i).name.data(), len)) {
+            col = i;
+            break;
+          }
         }
-      }
       ++p;
       if (col == none) {
         if (!def.ignore_unknown(parent) || !consume(p, end, ':') || !skip_ignored(p, end, x.begin, depth))
@@ -1629,7 +1642,7 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
     x.seen[col] = x.stamp;
     ++count;
 
-    if (!consume(p, end, ':')) return false;
+    if (!colon_read && !consume(p, end, ':')) return false;
     p = skip_space(p, end);
     if (p == end || !scan_value(x, col, p, depth)) return false;
 

@@ -164,8 +164,8 @@ class decode_definition {
   }
 
   // What the fast path reads of node i, in one place: its name followed by
-  // its closing quote, as two masked words, so that a key is matched with
-  // two loads (`fits` if name and quote fit in 16 bytes; else the name
+  // its closing quote and a colon, as two masked words, so that a key is
+  // matched with two loads (`fits` if they fit in 16 bytes; else the name
   // itself is compared), and the column's type and bounds.
   struct fast_node {
     std::uint64_t word[2] = {};
@@ -178,6 +178,12 @@ class decode_definition {
     std::size_t end = 0;           // subtree_end(i)
   };
   const fast_node& fast(std::size_t i) const noexcept { return fast_[i]; }
+  // Bit n is set if a member directly inside `parent` (a ROW's node, or
+  // `top`) has a name of n bytes (bit 63: 63 or more), so that most
+  // undeclared keys are known as such by their length alone.
+  std::uint64_t member_lengths(std::size_t parent) const noexcept {
+    return parent == top ? top_lengths_ : nodes_[parent].member_lengths;
+  }
   const fast_node* fast_nodes() const noexcept { return fast_.data(); }
 
  private:
@@ -186,6 +192,7 @@ class decode_definition {
     std::size_t end = 0;
     std::string name, json_path;
     bool ignore_unknown = false;
+    std::uint64_t member_lengths = 0;
   };
   std::vector<plan::column> columns_;
   std::vector<node> nodes_;
@@ -196,6 +203,7 @@ class decode_definition {
   bool ignore_unknown_ = false;
   bool plain_names_ = true;
   bool flat_ = true;
+  std::uint64_t top_lengths_ = 0;
 };
 
 // What a record carries besides its value, for the columns a version 2 schema
