@@ -1601,6 +1601,8 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
   const std::vector<std::size_t>& member_list = def.children(parent);
   const std::size_t* const members = member_list.data();
   const std::size_t expected = member_list.size();
+  const std::uint64_t lengths = def.member_lengths(parent);
+  const bool ignore_unknown = def.ignore_unknown(parent);
   constexpr std::size_t none = static_cast<std::size_t>(-1);
   std::size_t count = 0;
   if (!consume(p, end, '"')) return false;
@@ -1622,7 +1624,7 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
       p = string_end(p, end, x.begin, escaped);
       if (p == nullptr || escaped) return false;
       const auto len = static_cast<std::size_t>(p - key);
-      if ((def.member_lengths(parent) >> std::min<std::size_t>(len, 63) & 1) != 0)
+      if ((lengths >> std::min<std::size_t>(len, 63) & 1) != 0)
         for (std::size_t i : member_list) {
           if (x.nodes[i].length == len && same_bytes(key, def.column(i).name.data(), len)) {
             col = i;
@@ -1631,8 +1633,7 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
         }
       ++p;
       if (col == none) {
-        if (!def.ignore_unknown(parent) || !consume(p, end, ':') || !skip_ignored(p, end, x.begin, depth))
-          return false;
+        if (!ignore_unknown || !consume(p, end, ':') || !skip_ignored(p, end, x.begin, depth)) return false;
         if (next_member(p, end, done)) continue;
         if (done) break;
         return false;
