@@ -16,9 +16,11 @@
 // directly; strings checked (for the closing quote, a backslash, control
 // characters and UTF-8) 16 bytes at a time and unescaped only when they hold
 // a backslash; a ROW's object read by the same loop with its own fields;
-// DECIMAL, DOUBLE and TIMESTAMP values parsed by the functions the reference
-// path uses; a JSON column's value checked and kept as its own bytes when it
-// is already compact. It accepts only what the reference path accepts, with
+// DECIMAL and DOUBLE values computed exactly from a plain number's digits
+// (else by parse_decimal and from_chars, as the reference path does),
+// TIMESTAMP by parse_timestamp; a JSON column's value checked and kept as
+// its own bytes when it is already compact; an ignored member's value of any
+// shape checked and skipped. It accepts only what the reference path accepts, with
 // the same row, and gives up at the first thing it does not handle: any
 // error, or an unusual but valid spelling such as an escaped key, a JSON
 // value with whitespace or a DOUBLE below the least subnormal (giving up on
