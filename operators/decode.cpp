@@ -1279,22 +1279,18 @@ bool literal_at(const char* p, const char* end, std::string_view word) noexcept 
 
 // The end of the JSON number at `p`, or nullptr where it is not one or is
 // one the fast path leaves alone: an exponent of more than four digits (the
-// reference parser's own limits then decide). `integer` is set when it has
-// neither fraction nor exponent.
-const char* number_end(const char* p, const char* end, bool& integer) noexcept {
+// reference parser's own limits then decide).
+const char* number_end(const char* p, const char* end) noexcept {
   if (p != end && *p == '-') ++p;
   const std::size_t whole = digit_run(p, end);
   if (whole == 0 || (whole > 1 && *p == '0')) return nullptr;
   p += whole;
-  integer = true;
   if (p != end && *p == '.') {
-    integer = false;
     const std::size_t fraction = digit_run(++p, end);
     if (fraction == 0) return nullptr;
     p += fraction;
   }
   if (p != end && (*p == 'e' || *p == 'E')) {
-    integer = false;
     if (++p != end && (*p == '+' || *p == '-')) ++p;
     const char* digits = p;
     while (p != end && is_digit(*p)) ++p;
@@ -1315,7 +1311,8 @@ constexpr unsigned max_fast_depth = 30;
 // anywhere in it, which a JSON column's value must not hold to be kept as
 // its own bytes (the reference path keeps it compacted). Iterative: bit i of
 // `objects` says whether the container open at level i is an object.
-bool skip_value(const char*& p, const char* end, const char* begin, unsigned depth, bool& spaced) noexcept {
+bool skip_value_slow(const char*& p, const char* end, const char* begin, unsigned depth,
+                     bool& spaced) noexcept {
   auto space = [&] {
     const char* q = skip_space(p, end);
     spaced |= q != p;
@@ -1331,13 +1328,6 @@ bool skip_value(const char*& p, const char* end, const char* begin, unsigned dep
   };
   // After `{` or `,` inside an object: a key and its colon.
   auto key = [&] { return space() && *p == '"' && plain_string() && space() && *p++ == ':'; };
-  // The usual ignored value first: a string or a number, without spaces.
-  if (p != end && *p == '"') return plain_string();
-  if (p != end && (*p == '-' || is_digit(*p))) {
-    bool integer = false;
-    p = number_end(p, end, integer);
-    return p != nullptr;
-  }
   std::uint64_t objects = 0;
   unsigned open = 0;
   for (;;) {
@@ -1374,8 +1364,7 @@ bool skip_value(const char*& p, const char* end, const char* begin, unsigned dep
         p += 4;
         break;
       default: {
-        bool integer = false;
-        const char* after = number_end(p, end, integer);
+        const char* after = number_end(p, end);
         if (after == nullptr) return false;
         p = after;
       }
@@ -1398,10 +1387,10 @@ bool skip_value(const char*& p, const char* end, const char* begin, unsigned dep
   }
 }
 
-// The value of an undeclared member the plan ignores: the usual string or
-// number inline, anything else through skip_value.
-[[gnu::always_inline]] inline bool skip_ignored(const char*& p, const char* end, const char* begin,
-                                                unsigned depth) noexcept {
+// skip_value_slow, with the usual value (a string or a number, without
+// spaces) taken inline: the value of most undeclared members.
+[[gnu::always_inline]] inline bool skip_value(const char*& p, const char* end, const char* begin,
+                                              unsigned depth, bool& spaced) noexcept {
   if (p != end && *p == '"') {
     bool escaped = false;
     const char* close = string_end(p + 1, end, begin, escaped);
@@ -1409,13 +1398,11 @@ bool skip_value(const char*& p, const char* end, const char* begin, unsigned dep
     p = close + 1;
     return true;
   }
-  if (p != end && is_digit(*p)) {
-    bool integer = false;
-    p = number_end(p, end, integer);
+  if (p != end && (*p == '-' || is_digit(*p))) {
+    p = number_end(p, end);
     return p != nullptr;
   }
-  bool spaced = false;
-  return skip_value(p, end, begin, depth, spaced);
+  return skip_value_slow(p, end, begin, depth, spaced);
 }
 
 // Which columns the fast path has seen in this record: column i was seen if
@@ -1514,8 +1501,7 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
       const char* plain = read_plain_number(first, quoted ? last : end, n);
       if (plain == nullptr || (quoted && plain != last) || !plain_decimal(n, c, s.decimal)) {
         if (!quoted) {
-          bool integer = false;
-          last = number_end(first, end, integer);
+          last = number_end(first, end);
           if (last == nullptr) return false;
         }
         const plan::decimal_verdict v = plan::parse_decimal(
@@ -1532,8 +1518,7 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
       plain_number n;
       const char* after = read_plain_number(p, end, n);
       if (after == nullptr || !plain_double(n, s.dbl)) {
-        bool integer = false;
-        after = number_end(p, end, integer);
+        after = number_end(p, end);
         if (after == nullptr) return false;
         const auto r = std::from_chars(p, after, s.dbl);
         if (r.ec != std::errc() || r.ptr != after || !std::isfinite(s.dbl)) return false;
@@ -1633,7 +1618,9 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
         }
       ++p;
       if (col == none) {
-        if (!ignore_unknown || !consume(p, end, ':') || !skip_ignored(p, end, x.begin, depth)) return false;
+        bool spaced = false;
+        if (!ignore_unknown || !consume(p, end, ':') || !skip_value(p, end, x.begin, depth, spaced))
+          return false;
         if (next_member(p, end, done)) continue;
         if (done) break;
         return false;
