@@ -166,14 +166,17 @@ class decode_definition {
   }
 
   // What the fast path reads of node i, in one place: its name followed by
-  // its closing quote and a colon, as two masked words, so that a key is
-  // matched with two loads (`fits` if they fit in 16 bytes; else the name
+  // its closing quote and a colon, as 16 masked bytes, so that a key is
+  // matched with one compare (when they fit in 16 bytes; else the name
   // itself is compared), and the column's type and bounds.
-  struct fast_node {
+  struct fast_node {  // aligned: the pattern is loaded as a vector
     std::uint64_t word[2] = {};
     std::uint64_t mask[2] = {};
     std::uint32_t length = 0;  // the name's
-    bool fits = false;
+    // The bytes a key must have left to be matched by the pattern: 16 if
+    // the pattern holds the whole name, more than any value otherwise (so
+    // that one comparison decides both).
+    std::size_t pattern_room = static_cast<std::size_t>(-1);
     bool nullable = false;
     plan::column_type type = plan::column_type::string;
     int precision = 0, scale = 0;  // DECIMAL's

@@ -280,25 +280,33 @@ std::string_view encode(const encode_definition& def, const row& r, std::string&
     const slot& s = r.slots[f.slot];
     const std::string* whole = &f.with_null;
     if (!s.is_null) {
+      // The common types by conditional branches first: the predictor learns
+      // their order from the projection's, where a jump table's one indirect
+      // branch per field was mispredicted often enough to cost the flat
+      // pipeline about a tenth of its time.
+      if (f.type == plan::column_type::string) {
+        w.reserve(f.with_open.size());
+        w.put(f.with_open);
+        write_escaped(w, s.string, 1);
+        w.put('"');
+        continue;
+      }
+      if (f.type == plan::column_type::bigint || f.type == plan::column_type::timestamp) {
+        // 20 bytes hold any int64 ("-9223372036854775808"), so to_chars cannot fail.
+        constexpr std::size_t digits = 20;
+        w.reserve(f.prefix.size() + digits);
+        w.put(f.prefix);
+        w.advance_to(std::to_chars(w.cursor(), w.cursor() + digits, s.bigint).ptr);
+        continue;
+      }
       switch (f.type) {
         case plan::column_type::bigint:
-        case plan::column_type::timestamp: {
-          // 20 bytes hold any int64 ("-9223372036854775808"), so to_chars cannot fail.
-          constexpr std::size_t digits = 20;
-          w.reserve(f.prefix.size() + digits);
-          w.put(f.prefix);
-          w.advance_to(std::to_chars(w.cursor(), w.cursor() + digits, s.bigint).ptr);
-          continue;
-        }
+        case plan::column_type::timestamp:
+        case plan::column_type::string:
+          break;  // above
         case plan::column_type::boolean:
           whole = s.boolean ? &f.with_true : &f.with_false;
           break;
-        case plan::column_type::string:
-          w.reserve(f.with_open.size());
-          w.put(f.with_open);
-          write_escaped(w, s.string, 1);
-          w.put('"');
-          continue;
         case plan::column_type::double_: {
           // The shortest round-trip form of a finite double fits in 24 bytes.
           constexpr std::size_t room = 32;
