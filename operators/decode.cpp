@@ -1474,7 +1474,8 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
   // STRING and BIGINT by conditional branches first, the rest by a switch:
   // the predictor learns the branches' order from the schema's, where a
   // jump table's one indirect branch per member was mispredicted often
-  // enough to cost flat records several percent of their decode time.
+  // enough to cost flat records several percent of their decode time
+  // (bench/README.md, the flat regression).
   if (c.type == plan::column_type::string) {
     if (*p != '"') return false;
     bool escaped = false;

@@ -169,7 +169,7 @@ class decode_definition {
   // its closing quote and a colon, as 16 masked bytes, so that a key is
   // matched with one compare (when they fit in 16 bytes; else the name
   // itself is compared), and the column's type and bounds.
-  struct fast_node {  // aligned: the pattern is loaded as a vector
+  struct fast_node {
     std::uint64_t word[2] = {};
     std::uint64_t mask[2] = {};
     std::uint32_t length = 0;  // the name's

@@ -282,8 +282,8 @@ std::string_view encode(const encode_definition& def, const row& r, std::string&
     if (!s.is_null) {
       // The common types by conditional branches first: the predictor learns
       // their order from the projection's, where a jump table's one indirect
-      // branch per field was mispredicted often enough to cost the flat
-      // pipeline about a tenth of its time.
+      // branch per field was mispredicted often enough to cost flat records
+      // several percent (bench/README.md, the flat regression).
       if (f.type == plan::column_type::string) {
         w.reserve(f.with_open.size());
         w.put(f.with_open);
