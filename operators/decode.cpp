@@ -1030,6 +1030,17 @@ const char* string_end_slow(const char* p, const char* end, const char* begin, b
   return string_end_slow(p, end, begin, escaped);
 }
 
+// The closing quote of a string without escapes starting after its opening
+// quote at `p`, or nullptr: the strings the fast path reads in place (keys,
+// skipped values, the text of a DECIMAL or TIMESTAMP). One with escapes is
+// left to the reference path, which checks and decodes them.
+[[gnu::always_inline]] inline const char* plain_string_end(const char* p, const char* end,
+                                                           const char* begin) noexcept {
+  bool escaped = false;
+  const char* close = string_end(p, end, begin, escaped);
+  return escaped ? nullptr : close;
+}
+
 int hex_digit(char c) noexcept {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -1331,9 +1342,8 @@ bool skip_value_slow(const char*& p, const char* end, const char* begin, unsigne
     return p != end;
   };
   auto plain_string = [&] {  // at its opening quote
-    bool escaped = false;
-    const char* close = string_end(p + 1, end, begin, escaped);
-    if (close == nullptr || escaped) return false;
+    const char* close = plain_string_end(p + 1, end, begin);
+    if (close == nullptr) return false;
     p = close + 1;
     return true;
   };
@@ -1403,9 +1413,8 @@ bool skip_value_slow(const char*& p, const char* end, const char* begin, unsigne
 [[gnu::always_inline]] inline bool skip_value(const char*& p, const char* end, const char* begin,
                                               unsigned depth, bool& spaced) noexcept {
   if (p != end && *p == '"') {
-    bool escaped = false;
-    const char* close = string_end(p + 1, end, begin, escaped);
-    if (close == nullptr || escaped) return false;
+    const char* close = plain_string_end(p + 1, end, begin);
+    if (close == nullptr) return false;
     p = close + 1;
     return true;
   }
@@ -1524,9 +1533,8 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
       const char* first = quoted ? p + 1 : p;
       const char* last = nullptr;  // the text's end
       if (quoted) {
-        bool escaped = false;
-        last = string_end(first, end, x.begin, escaped);
-        if (last == nullptr || escaped) return false;
+        last = plain_string_end(first, end, x.begin);
+        if (last == nullptr) return false;
       }
       plain_number n;
       const char* plain = read_plain_number(first, quoted ? last : end, n);
@@ -1559,9 +1567,8 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
     }
     case plan::column_type::timestamp:
       if (*p == '"') {
-        bool escaped = false;
-        const char* close = string_end(p + 1, end, x.begin, escaped);
-        if (close == nullptr || escaped) return false;
+        const char* close = plain_string_end(p + 1, end, x.begin);
+        if (close == nullptr) return false;
         std::string problem;
         const auto t = plan::parse_timestamp(
             std::string_view(p + 1, static_cast<std::size_t>(close - (p + 1))), problem);
@@ -1647,9 +1654,8 @@ bool scan_object(const scan_context& x, std::size_t parent, const char*& p, unsi
       // A key with escapes may spell a member's name (the reference path
       // unescapes it); one with other non-ASCII bytes cannot.
       const char* key = p;
-      bool escaped = false;
-      p = string_end(p, end, x.begin, escaped);
-      if (p == nullptr || escaped) return false;
+      p = plain_string_end(p, end, x.begin);
+      if (p == nullptr) return false;
       const auto len = static_cast<std::size_t>(p - key);
       if ((lengths >> std::min<std::size_t>(len, 63) & 1) != 0)
         for (std::size_t i : member_list) {
