@@ -220,7 +220,8 @@ text_position position_at(std::string_view text, std::size_t offset) noexcept {
   return pos;
 }
 
-result<boost::json::value> parse_strict_json(std::string_view text, streamt::phase what) {
+result<boost::json::value> parse_strict_json(std::string_view text, streamt::phase what,
+                                             std::size_t max_depth) {
   const std::string doc = to_string(what);
   if (text.size() > max_document_bytes)
     return at(text, max_document_bytes, what, "too_large",
@@ -234,7 +235,7 @@ result<boost::json::value> parse_strict_json(std::string_view text, streamt::pha
                   "; the document must be UTF-8 text");
 
   boost::json::parse_options opt;
-  opt.max_depth = max_document_depth;
+  opt.max_depth = max_depth;
   opt.allow_comments = false;
   opt.allow_trailing_commas = false;
   opt.allow_invalid_utf8 = false;
@@ -251,11 +252,13 @@ result<boost::json::value> parse_strict_json(std::string_view text, streamt::pha
       return d;
     }
     if (ec == boost::json::error::too_deep)
-      return at(text, n, what, "too_deep",
-                "the " + doc + " nests arrays and objects more than " + std::to_string(max_document_depth) +
-                    " levels deep (ROW columns nested 16 deep, the most a schema may declare, need 34: is "
-                    "this the right "
-                    "file?)");
+      return at(
+          text, n, what, "too_deep",
+          "the " + doc + " nests arrays and objects more than " + std::to_string(max_depth) +
+              (max_depth == max_document_depth
+                   ? " levels deep (ROW columns nested 16 deep, the most a schema may declare, need 34: "
+                     "is this the right file?)"
+                   : " levels deep; is this the right file?"));
     return at(text, n, what, "malformed_json", "malformed " + doc + " JSON: " + syntax_message(text, n, ec));
   }
   if (n < text.size())

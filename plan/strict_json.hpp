@@ -25,7 +25,10 @@ inline constexpr std::size_t max_document_depth = 40;
 // `malformed_json`, `duplicate_key` (with the JSON path of the key),
 // `too_large`, `too_deep`. `what` names the document in messages ("schema",
 // "plan") and sets the diagnostic's phase.
-result<boost::json::value> parse_strict_json(std::string_view text, streamt::phase what);
+// `max_depth` is raised only for documents whose format nests deeper by
+// nature (an Avro schema spends three levels on each nested record).
+result<boost::json::value> parse_strict_json(std::string_view text, streamt::phase what,
+                                             std::size_t max_depth = max_document_depth);
 
 // A 1-based position in a text. `column` counts UTF-8 characters (not bytes)
 // from the start of the line, so it matches what an editor shows.

@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// Shared by the fuzz targets (fuzz_sql, fuzz_plan, fuzz_record, fuzz_values) and by
+// Shared by the fuzz targets (fuzz_sql, fuzz_plan, fuzz_record, fuzz_values,
+// fuzz_avro_schema) and by
 // the regression replay test that runs the same target bodies in the normal
 // build. A target body is an ordinary function: libFuzzer calls it through
 // LLVMFuzzerTestOneInput (compiled only with STREAMT_LIBFUZZER), the replay
@@ -37,6 +38,9 @@ void record_one_input(std::string_view input);
 // parse_timestamp; accepted values format and read back to themselves, and
 // values formatted from the bytes read back too.
 void values_one_input(std::string_view input);
+// Avro schema text → parse_schema, canonical_form, to_columns; a canonical
+// form parses and is a fixed point, and the mapping keeps a plan's bounds.
+void avro_schema_one_input(std::string_view input);
 
 // Prints what broke (with the input, escaped and cut) and aborts.
 [[noreturn]] void violated(std::string_view what, std::string_view input, std::string_view detail = {});

@@ -77,4 +77,8 @@ BOOST_AUTO_TEST_CASE(every_values_corpus_and_regression_input_keeps_the_decimal_
   replay("values", [](const std::string& s) { streamt::fuzz::values_one_input(s); });
 }
 
+BOOST_AUTO_TEST_CASE(every_avro_schema_corpus_and_regression_input_keeps_the_schema_invariants) {
+  replay("avro_schema", [](const std::string& s) { streamt::fuzz::avro_schema_one_input(s); });
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -112,3 +112,7 @@ for f in sorted((root / "examples").rglob("*.jsonl")):
             continue
         if isinstance(payload, str):
             put("record", payload)
+
+# Avro schemas: the golden schema cases (valid and refused alike).
+for f in sorted((root / "test/data/avro").glob("*.json")):
+    put("avro_schema", f.read_bytes())
