@@ -746,25 +746,6 @@ class mapper {
   const schema& s_;
   std::vector<std::size_t> open_;
 
-  static std::string describe(const schema& s, std::size_t i) {
-    const type& t = s.types[i];
-    std::string d =
-        t.name.empty() ? std::string(to_string(t.kind)) : std::string(to_string(t.kind)) + " " + t.name;
-    if (t.kind == type_kind::union_) {
-      d = "union [";
-      for (std::size_t b = 0; b < t.branches.size(); ++b) {
-        if (b) d += ", ";
-        d += describe(s, t.branches[b]);
-      }
-      d += "]";
-    }
-    if (t.logical == logical_type::decimal)
-      d += " (decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + "))";
-    else if (t.logical != logical_type::none)
-      d += " (" + std::string(to_string(t.logical)) + ")";
-    return d;
-  }
-
   column map(std::size_t i, const std::vector<std::string>& path, int depth,
              std::vector<mapped_column>& notes) {
     column c;
@@ -846,6 +827,25 @@ result<schema> parse_schema(std::string_view json_text) {
   auto v = parse_strict_json(json_text, streamt::phase::schema, max_schema_json_depth);
   if (!v) return v.error();
   return schema_from_json(*v);
+}
+
+std::string describe(const schema& s, std::size_t i) {
+  const type& t = s.types[i];
+  std::string d =
+      t.name.empty() ? std::string(to_string(t.kind)) : std::string(to_string(t.kind)) + " " + t.name;
+  if (t.kind == type_kind::union_) {
+    d = "union [";
+    for (std::size_t b = 0; b < t.branches.size(); ++b) {
+      if (b) d += ", ";
+      d += describe(s, t.branches[b]);
+    }
+    d += "]";
+  }
+  if (t.logical == logical_type::decimal)
+    d += " (decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + "))";
+  else if (t.logical != logical_type::none)
+    d += " (" + std::string(to_string(t.logical)) + ")";
+  return d;
 }
 
 std::string canonical_form(const schema& s) {

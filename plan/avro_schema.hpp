@@ -112,6 +112,10 @@ inline constexpr std::size_t max_types = 10000;
 result<schema> parse_schema(std::string_view json_text);
 result<schema> schema_from_json(const boost::json::value& v);
 
+// The type at `i` for messages: "long (timestamp-millis)", "record
+// shop.Payment", "union [null, string]", "bytes (decimal(10,2))".
+std::string describe(const schema& s, std::size_t i);
+
 // The Parsing Canonical Form of the specification: full names, only the
 // attributes that matter for reading (name, type, fields, symbols, items,
 // values, size) in that order, no whitespace. Logical types, defaults and

@@ -11,12 +11,14 @@
 //   from there on the canonical form is a fixed point, unless the schema
 //   mixes named types of the null namespace with namespaced ones (the
 //   specification's form drops that distinction: see below);
+// - every schema resolves with itself, with no step that can fail a datum;
 // - the mapping of a record gives one note per column and nested field, no
 //   ROW deeper than a plan allows, no empty ROW, and a DECIMAL within 38
 //   digits; a schema that is not a record, or has no fields, gets
 //   not_a_record or no_fields.
 #include "test/fuzz/fuzz_support.hpp"
 
+#include "plan/avro_resolve.hpp"
 #include "plan/avro_schema.hpp"
 
 #include <cstdint>
@@ -84,6 +86,14 @@ void avro_schema_one_input(std::string_view input) {
     if (t.name.empty()) continue;
     (t.name.find('.') == std::string::npos ? bare : dotted) = true;
   }
+  // Every schema resolves with itself, every datum with no failing step.
+  auto self = avro::resolve(*parsed, *parsed, avro::everything);
+  if (!self)
+    violated("a schema does not resolve with itself", input, self.error().path + ": " + self.error().message);
+  for (const avro::step& st : self->steps)
+    if (st.kind == avro::step_kind::unresolvable || !st.why.empty())
+      violated("a schema resolved with itself has a step that can fail a datum", input, st.why);
+
   const std::string first = avro::canonical_form(*parsed);
   if (bare && dotted) return check_mapping(*parsed, input);
   auto again = avro::parse_schema(first);
