@@ -232,8 +232,8 @@ void add_field(std::vector<encode_definition::field>& out, std::size_t slot, con
   out[self].skip_to = out.size();
 }
 
-// `v` at `scale` into `d` (at least 42 bytes: a sign, 38 digits, a point and
-// a leading zero); returns the end.
+}  // namespace
+
 char* put_decimal(char* d, plan::int128 v, int scale) noexcept {
   char digits[40];
   int n = 0;
@@ -251,7 +251,6 @@ char* put_decimal(char* d, plan::int128 v, int scale) noexcept {
   return d;
 }
 
-}  // namespace
 
 encode_definition::encode_definition(const project_definition& projection) {
   fields_.reserve(projection.columns().size());

@@ -31,6 +31,10 @@ namespace streamt::operators {
 // Appends `s` JSON-escaped (without surrounding quotes) to `out`.
 void append_escaped(std::string& out, std::string_view s);
 
+// The unscaled `v` at `scale` as a JSON number into `d` (at least 42 bytes:
+// a sign, 38 digits, a point and a leading zero); returns its end.
+char* put_decimal(char* d, plan::int128 v, int scale) noexcept;
+
 class encode_definition {
  public:
   explicit encode_definition(const project_definition& projection);

@@ -41,6 +41,9 @@ void values_one_input(std::string_view input);
 // Avro schema text → parse_schema, canonical_form, to_columns; a canonical
 // form parses and is a fixed point, and the mapping keeps a plan's bounds.
 void avro_schema_one_input(std::string_view input);
+// Avro body bytes → the Avro decoder of fixed writer and reader schemas;
+// refusals carry a documented code, accepted values keep their types' bounds.
+void avro_record_one_input(std::string_view input);
 
 // Prints what broke (with the input, escaped and cut) and aborts.
 [[noreturn]] void violated(std::string_view what, std::string_view input, std::string_view detail = {});

@@ -81,4 +81,8 @@ BOOST_AUTO_TEST_CASE(every_avro_schema_corpus_and_regression_input_keeps_the_sch
   replay("avro_schema", [](const std::string& s) { streamt::fuzz::avro_schema_one_input(s); });
 }
 
+BOOST_AUTO_TEST_CASE(every_avro_record_corpus_and_regression_input_keeps_the_decoder_invariants) {
+  replay("avro_record", [](const std::string& s) { streamt::fuzz::avro_record_one_input(s); });
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -116,3 +116,11 @@ for f in sorted((root / "examples").rglob("*.jsonl")):
 # Avro schemas: the golden schema cases (valid and refused alike).
 for f in sorted((root / "test/data/avro").glob("*.json")):
     put("avro_schema", f.read_bytes())
+
+# Avro bodies: the datums of the resolution cases, and a few by hand.
+for f in sorted((root / "test/data/avro_resolution").glob("*.expected")):
+    for line in f.read_text().splitlines():
+        if line.startswith("bytes: "):
+            put("avro_record", bytes.fromhex(line[len("bytes: "):]))
+for b in (b"", b"\x02", b"\x00" * 40, b"\x02\x04\x01" + b"\x00" * 30, bytes(range(64))):
+    put("avro_record", b)

@@ -49,7 +49,7 @@ v1 = rec("Payment", f("id", "int"), f("amount", dec), f("note", ["null", "string
 v1_datum = {"id": 7, "amount": decimal.Decimal("12.50"), "note": "first", "paid_at": 1764928800250}
 
 # name: (writer, reader, datum, ours) where ours is None when fastavro is the
-# oracle, else (verdict, path, why we differ). A refusal by fastavro is a
+# oracle, else (verdict, path, why we differ[, what we read]). A refusal by fastavro is a
 # schema_incompatible verdict, but for the cases in `datum_level`, where the
 # specification makes it an error of the datum that holds the value (an enum
 # symbol, a union branch): the schemas resolve and that datum fails.
@@ -97,6 +97,16 @@ cases = {
     "recursive_record_resolves_with_itself": (
         rec("Node", f("v", "long"), f("next", ["null", "Node"])),
         rec("Node", f("v", "long"), f("next", ["null", "Node"])), {"v": 1, "next": {"v": 2, "next": None}}, None),
+    "record_and_decimal_fields_added_with_defaults_read_as_them": (
+        v1, rec("Payment", *v1["fields"],
+                f("address", rec("Address", f("city", "string"), f("zip", ["null", "string"], default=None)),
+                  default={"city": "Paris"}),
+                f("fee", dec, default="\u0000\u0064"),
+                f("tags", {"type": "array", "items": "string"}, default=["new"]), namespace="shop"),
+        v1_datum, ("resolves", None, "fastavro returns a default as the schema writes it: the record without "
+                   "its own field's default, the decimal as its raw bytes",
+                   {"address": {"city": "Paris", "zip": None}, "amount": "12.50", "fee": "1.00", "id": 7,
+                    "note": "first", "paid_at": 1764928800250, "tags": ["new"]})),
     "decimal_of_another_scale_is_incompatible": (
         rec("R", f("d", dec)), rec("R", f("d", {**dec, "scale": 3})), {"d": decimal.Decimal("1.25")},
         ("schema_incompatible", "$.d", "we refuse another scale; fastavro reads each value at the writer's")),
@@ -149,8 +159,11 @@ for name, (writer, reader, datum, ours) in cases.items():
         lines[:0] = ["oracle: fastavro", f"verdict: {verdict}"] + (
             [f"path: {paths[name]}"] if verdict == "schema_incompatible" else [])
     else:
-        verdict, path, why = ours
-        lines[:0] = [f"oracle: none ({why})", f"verdict: {verdict}", f"path: {path}"]
+        verdict, path, why = ours[:3]
+        lines[:0] = [f"oracle: none ({why})", f"verdict: {verdict}"] + ([f"path: {path}"] if path else [])
+        if len(ours) > 3:  # our reading, where fastavro's differs
+            lines = [x for x in lines if not x.startswith("read: ")]
+            lines.append("read: " + json.dumps(ours[3], separators=(",", ":"), sort_keys=True))
     put(here / f"{name}.expected", "\n".join(lines) + "\n")
 if check:
     if differ:
