@@ -431,7 +431,8 @@ class avro_walk {
         // The usual case: the writer's fields are the reader's, in order.
         bool in_order = st.fields.size() == r.fields.size();
         for (std::size_t j = 0; in_order && j < st.fields.size(); ++j)
-          in_order = st.fields[j].reader_field == j && d_.steps_.steps[st.fields[j].step].kind != step_kind::skip;
+          in_order =
+              st.fields[j].reader_field == j && d_.steps_.steps[st.fields[j].step].kind != step_kind::skip;
         if (in_order) {
           out += '{';
           for (std::size_t j = 0; j < r.fields.size(); ++j) {

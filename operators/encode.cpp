@@ -251,7 +251,6 @@ char* put_decimal(char* d, plan::int128 v, int scale) noexcept {
   return d;
 }
 
-
 encode_definition::encode_definition(const project_definition& projection) {
   fields_.reserve(projection.columns().size());
   bool first = true;
