@@ -17,8 +17,12 @@
 #include "operators/stage_pipeline.hpp"
 #include "bench/debezium_fields.hpp"
 #include "bench/order_fields.hpp"
+#include "operators/avro_decode.hpp"
 #include "operators/decode.hpp"
+#include "plan/avro_schema.hpp"
 #include "plan/plan.hpp"
+
+#include <boost/json/parse.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -190,6 +194,55 @@ corpus generate_nested(std::size_t n) {
   return c;
 }
 
+// The orders' Avro schema: what a registry would hold for them.
+constexpr const char* orders_avro_schema =
+    R"({"type": "record", "name": "Order", "namespace": "shop", "fields": [
+  {"name": "id", "type": "string"},
+  {"name": "amount", "type": "long"},
+  {"name": "note", "type": ["null", "string"]},
+  {"name": "flag", "type": ["null", "boolean"]}]})";
+
+void put_long(std::string& out, std::int64_t v) {
+  auto z = (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+  while (z >= 0x80) {
+    out += static_cast<char>((z & 0x7F) | 0x80);
+    z >>= 7;
+  }
+  out += static_cast<char>(z);
+}
+
+void put_string(std::string& out, std::string_view s) {
+  put_long(out, static_cast<std::int64_t>(s.size()));
+  out += s;
+}
+
+// Each JSON order of `json` as the Avro body of orders_avro_schema.
+corpus as_avro(const corpus& json) {
+  corpus c;
+  c.bytes.reserve(json.bytes.size());
+  c.spans.reserve(json.spans.size());
+  for (std::size_t i = 0; i < json.spans.size(); ++i) {
+    const boost::json::object o = boost::json::parse(json.at(i)).as_object();
+    const std::size_t start = c.bytes.size();
+    put_string(c.bytes, o.at("id").as_string());
+    put_long(c.bytes, o.at("amount").as_int64());
+    if (o.at("note").is_null()) {
+      put_long(c.bytes, 0);
+    } else {
+      put_long(c.bytes, 1);
+      put_string(c.bytes, o.at("note").as_string());
+    }
+    if (o.at("flag").is_null()) {
+      put_long(c.bytes, 0);
+    } else {
+      put_long(c.bytes, 1);
+      c.bytes += static_cast<char>(o.at("flag").as_bool() ? 1 : 0);
+    }
+    c.spans.emplace_back(start, c.bytes.size() - start);
+  }
+  return c;
+}
+
 struct counts {
   std::size_t emitted = 0, filtered = 0, invalid = 0, out_bytes = 0;
 };
@@ -290,6 +343,25 @@ int main(int argc, char** argv) {
   const timing decode_only = timed(
       n, [&](std::size_t i) { refused += ops::decode(decode, state, records.at(i), row, error) ? 0 : 1; });
 
+  // The same orders as Avro bodies (issue 37): the Avro decoder of the
+  // orders' Avro schema, read as itself, against the JSON decode above.
+  timing avro_only;
+  double avro_bytes = 0;
+  if (!nested) {
+    const corpus bodies = as_avro(records);
+    avro_bytes = static_cast<double>(bodies.bytes.size());
+    const auto schema = plan::avro::parse_schema(orders_avro_schema);
+    if (!schema) throw std::logic_error("bench: the orders' Avro schema: " + schema.error().message);
+    plan::schema columns = the_plan.schema;
+    columns.columns = plan::avro::to_columns(*schema)->columns;
+    auto decoder = ops::avro_decoder::build(columns, *schema, *schema, ops::avro_needs(the_plan));
+    if (!decoder) throw std::logic_error("bench: the orders' Avro decoder: " + decoder.error().message);
+    ops::row avro_row(plan::flatten(columns).size());
+    for (std::size_t i = 0; i < warm; ++i) (void)decoder->decode(bodies.at(i), avro_row, error);
+    avro_only =
+        timed(n, [&](std::size_t i) { refused += decoder->decode(bodies.at(i), avro_row, error) ? 0 : 1; });
+  }
+
   const double in_bytes = static_cast<double>(records.bytes.size());
   std::printf("%s records       %zu (avg %.1f bytes, %zu emitted, %zu filtered, %zu invalid)\n",
               nested ? "nested" : "flat", n, in_bytes / static_cast<double>(n), c.emitted, c.filtered,
@@ -297,5 +369,11 @@ int main(int argc, char** argv) {
   std::printf("output bytes       %zu\n", c.out_bytes);
   report("stage pipeline (decode, predicate, project, encode)", whole, n, in_bytes);
   report("decode alone", decode_only, n, in_bytes);
+  if (!nested) {
+    std::printf("the same orders as Avro: %.1f bytes on average\n", avro_bytes / static_cast<double>(n));
+    report("Avro decode alone", avro_only, n, avro_bytes);
+    std::printf("Avro decode / JSON decode, CPU per record: %.3f\n", avro_only.cpu / decode_only.cpu);
+  }
+  if (refused != 0) std::fprintf(stderr, "%zu records refused by a decoder\n", refused);
   return c.invalid == 0 && refused == 0 ? 0 : 1;
 }

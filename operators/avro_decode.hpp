@@ -77,6 +77,15 @@ class avro_decoder {
   // `error` filled on a bad record.
   bool decode(std::string_view body, row& out, diagnostic& error) const;
 
+  // decode's two paths, for the differential fuzzer and the tests: the
+  // program (false, without a reason, where it gives up or has none:
+  // has_program()) and the walk (the complete decode on its own).
+  bool has_program() const noexcept { return has_fast_; }
+  bool decode_by_program(std::string_view body, row& out) const {
+    return has_fast_ && fast_decode(body, out);
+  }
+  bool decode_by_walk(std::string_view body, row& out, diagnostic& error) const;
+
   // One slot value a reader's default sets (prepared at build).
   struct assignment {
     std::size_t node = 0;
@@ -101,7 +110,43 @@ class avro_decoder {
     std::vector<assignment> defaults;  // what the reader's default of this field sets
   };
 
+  // The common record, read without the walk: a top-level record whose
+  // fields are scalars, or unions of null and a scalar, each skipped or read
+  // straight into its slot (the walk reads anything else, and gives the
+  // diagnostic of any record this program refuses).
+  enum class fast_code : std::uint8_t {
+    skip_varint,
+    skip_sized,
+    skip_fixed,
+    read_long,  // BIGINT from int or long
+    read_millis,
+    read_micros,  // TIMESTAMP
+    read_double_from_integer,
+    read_float,
+    read_double,
+    read_boolean,
+    read_string,
+    read_decimal_sized,
+    read_decimal_fixed,
+    read_enum,
+  };
+  struct fast_op {
+    fast_code code = fast_code::skip_varint;
+    std::int8_t null_branch = -1;    // a union's branch that makes the slot null
+    std::int8_t value_branch = -1;   // a union's branch that holds the value; -1: no union
+    std::uint8_t varint_bytes = 10;  // the longest varint the writer's type allows: 5 for int and enum
+    std::uint32_t size = 0;          // skip_fixed, read_decimal_fixed
+    int precision = 0;               // decimals
+    std::size_t node = 0;
+    const std::vector<std::int32_t>* symbols = nullptr;  // read_enum: writer index to reader index
+    const std::vector<std::string>* names = nullptr;     // read_enum: the reader's symbols
+  };
+  bool fast_decode(std::string_view body, row& out) const;
+  void compile_fast();
+
   friend class avro_walk;
+  std::vector<fast_op> fast_;
+  bool has_fast_ = false;
   plan::avro::schema reader_;
   plan::avro::schema writer_;
   plan::avro::resolution steps_;

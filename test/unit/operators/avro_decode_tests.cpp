@@ -164,6 +164,11 @@ BOOST_DATA_TEST_CASE(each_datum_reads_as_fastavro_reads_it, data::make(cases()),
   streamt::diagnostic error;
   const std::string body = unhex(want.at("bytes"));  // the row's strings view it
   const bool ok = decoder->decode(body, r, error);
+  // Where the decoder has a program for the record, it reads the same.
+  if (decoder->has_program()) {
+    row again(r.slots.size());
+    BOOST_TEST(decoder->decode_by_program(body, again) == ok);
+  }
   if (want.at("verdict") == "datum_fails") {
     BOOST_TEST_REQUIRE(!ok);
     BOOST_TEST(error.code == "schema_incompatible");
@@ -244,6 +249,24 @@ BOOST_AUTO_TEST_CASE(an_array_claiming_more_items_than_its_bytes_could_hold_is_r
   // A block of 2^62 nulls: each takes no bytes, so only a bound stops it.
   BOOST_TEST(!d->decode(std::string("\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 11), r, e));
   BOOST_TEST(e.code == "malformed_avro");
+}
+
+BOOST_AUTO_TEST_CASE(a_flat_record_is_read_by_the_program_and_a_nested_one_by_the_walk) {
+  auto decoder_of = [](const char* text) {
+    auto s = avro::parse_schema(text);
+    BOOST_TEST_REQUIRE(s.has_value());
+    plan::schema ps;
+    ps.columns = avro::to_columns(*s)->columns;
+    auto d = avro_decoder::build(ps, *s, *s, avro::everything);
+    BOOST_TEST_REQUIRE(d.has_value());
+    return std::move(*d);
+  };
+  BOOST_TEST(decoder_of(R"({"type": "record", "name": "R", "fields": [{"name": "a", "type": ["null", "long"]},
+      {"name": "b", "type": {"type": "enum", "name": "E", "symbols": ["X"]}}]})")
+                 .has_program());
+  BOOST_TEST(!decoder_of(R"({"type": "record", "name": "R", "fields": [{"name": "a", "type":
+      {"type": "record", "name": "In", "fields": [{"name": "x", "type": "int"}]}}]})")
+                  .has_program());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
