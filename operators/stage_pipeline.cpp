@@ -3,6 +3,8 @@
 
 #include "operators/stage_pipeline.hpp"
 
+#include <stdexcept>
+
 namespace streamt::operators {
 
 namespace {
@@ -23,6 +25,10 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
       row_(decode_.column_count()),
       forward_tombstones_(forwards_tombstones(p.schema)),
       upsert_(p.schema.changelog == plan::changelog::upsert) {
+  // Its decode stage reads JSON values; an Avro source's are read by an
+  // avro_decoder per writer schema, which the engine does not drive yet.
+  if (p.schema.avro)
+    throw std::invalid_argument("stage_pipeline: the plan's source is Avro; this pipeline reads JSON values");
   missing_key_.phase = phase::record;
   missing_key_.code = "missing_key";
   missing_key_.message =

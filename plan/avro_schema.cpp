@@ -87,11 +87,6 @@ std::string_view to_string(logical_type l) noexcept {
 
 namespace {
 
-// An Avro schema nests three JSON levels per nested record
-// ({"type": {"type": "record", "fields": [...]}}), and a real one may nest
-// records deeper than a plan's ROWs (those become JSON columns).
-constexpr std::size_t max_schema_json_depth = 160;
-
 std::optional<type_kind> primitive(std::string_view s) noexcept {
   static constexpr std::pair<std::string_view, type_kind> names[] = {
       {"null", type_kind::null},   {"boolean", type_kind::boolean}, {"int", type_kind::int_},

@@ -103,6 +103,11 @@ struct schema {
   const type& at(std::size_t i) const { return types.at(i); }
 };
 
+// How deep an Avro schema's JSON may nest: three levels per nested record
+// ({"type": {"type": "record", "fields": [...]}}), and a real schema may
+// nest records deeper than a plan's ROWs (those become JSON columns).
+inline constexpr std::size_t max_schema_json_depth = 160;
+
 // How many types a schema may hold: far beyond any real record, small enough
 // that a hostile registry answer cannot make the engine allocate much.
 inline constexpr std::size_t max_types = 10000;

@@ -70,6 +70,7 @@ std::string version_2_reason(const plan& p) {
   if (p.schema.tombstones != tombstones::drop) return "the schema forwards tombstones";
   if (p.schema.changelog)
     return "the schema declares a changelog (" + std::string(to_string(*p.schema.changelog)) + ")";
+  if (p.schema.avro) return "the source is Avro in the Confluent wire format";
   return {};
 }
 

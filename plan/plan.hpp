@@ -7,8 +7,8 @@
 // immutable afterwards. Operators are built from it; nothing else is.
 //
 // Version 1 plans have flat schemas of STRING, BIGINT and BOOLEAN columns.
-// Version 2 adds DOUBLE, DECIMAL(p,s), TIMESTAMP, JSON and nested ROW columns
-// and the schema's tombstone and changelog choices. A plan is written as
+// Version 2 adds DOUBLE, DECIMAL(p,s), TIMESTAMP, JSON and nested ROW columns,
+// the schema's tombstone and changelog choices, and Avro sources. A plan is written as
 // version 2 only when it uses one of these (required_version), so every plan
 // that version 1 could express keeps its version and its digest.
 
@@ -150,6 +150,20 @@ constexpr std::string_view to_string(changelog c) noexcept {
   return c == changelog::upsert ? "upsert" : "append";
 }
 
+// An Avro source (version 2): values in the Confluent wire format (a zero
+// byte, a 4-byte schema id, the Avro body), each read by its writer's schema
+// as this reader schema, whose fields are the schema's value columns
+// (plan::avro::to_columns). Pinned in the plan, so that what a plan reads
+// does not change when a producer registers a new version.
+struct avro_source {
+  std::string schema;          // the reader schema, compact JSON as the plan writes it
+  std::string canonical_form;  // its Parsing Canonical Form
+  std::string fingerprint;     // CRC-64-AVRO of canonical_form: 16 hex digits, little-endian bytes
+  std::string subject;         // the registry subject it was taken from; empty from a file
+  int version = 0;             // that subject's version; 0 from a file
+  friend bool operator==(const avro_source&, const avro_source&) = default;
+};
+
 // The explicit source schema: never inferred from data.
 struct schema {
   std::string source;  // the name used in FROM
@@ -158,6 +172,8 @@ struct schema {
   streamt::plan::unknown_fields unknown_fields = unknown_fields::reject;
   streamt::plan::tombstones tombstones = tombstones::drop;
   std::optional<streamt::plan::changelog> changelog{};
+  // Set for an Avro source; the values are JSON objects otherwise.
+  std::optional<avro_source> avro{};
 
   // Index of the column with exactly this name (case-sensitive), if any.
   std::optional<std::size_t> find(std::string_view name) const noexcept {

@@ -3,13 +3,16 @@
 
 #include "plan/schema_file.hpp"
 
+#include "plan/avro_schema.hpp"
 #include "plan/json_support.hpp"
 #include "plan/sql/keywords.hpp"
 #include "plan/strict_json.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
 
+#include <limits>
 #include <string>
 
 namespace streamt::plan {
@@ -269,6 +272,109 @@ void column_to_json(const column& c, boost::json::array& out) {
 
 }  // namespace
 
+namespace {
+
+// The "avro" member: the pinned reader schema and where it came from. Each
+// derived member must be what the schema gives (its canonical form, the
+// form's fingerprint, the columns), so a plan edited by hand in one place
+// only is refused rather than read two ways.
+result<avro_source> avro_from_json(const boost::json::value& v, const std::string& path, streamt::phase ph,
+                                   const schema& s) {
+  if (!v.is_object())
+    return error(ph, "wrong_type", path,
+                 "is " + std::string(detail::kind_name(v)) +
+                     "; it must be a JSON object with the members schema, canonical_form, fingerprint");
+  const auto& o = v.get_object();
+  diagnostic d;
+  if (detail::find_unknown_member(o, path, {"schema", "canonical_form", "fingerprint", "subject", "version"},
+                                  "an Avro source", ph, d))
+    return d;
+  auto reader = detail::require_member(o, path, "schema", "the reader schema, an Avro record schema", ph);
+  if (!reader) return reader.error();
+  auto parsed = avro::schema_from_json(**reader);
+  if (!parsed) {
+    diagnostic e = parsed.error();
+    e.phase = ph;
+    e.path = detail::path_key(path, "schema") + e.path.substr(1);
+    return e;
+  }
+  auto mapped = avro::to_columns(*parsed);
+  if (!mapped) {
+    diagnostic e = mapped.error();
+    e.phase = ph;
+    e.path = detail::path_key(path, "schema");
+    return e;
+  }
+  avro_source a;
+  std::string compact;
+  detail::write_json(compact, **reader, 0);
+  a.schema = std::move(compact);
+  a.canonical_form = avro::canonical_form(*parsed);
+  a.fingerprint = avro::fingerprint_hex(avro::fingerprint(a.canonical_form));
+  auto canonical =
+      detail::require_string(o, path, "canonical_form", "the schema's Parsing Canonical Form", ph);
+  if (!canonical) return canonical.error();
+  if (*canonical != a.canonical_form)
+    return error(ph, "avro_schema_mismatch", detail::path_key(path, "canonical_form"),
+                 "is not the Parsing Canonical Form of the schema beside it (" + quote(a.canonical_form) +
+                     "); recompile the plan rather than edit it");
+  auto fp = detail::require_string(o, path, "fingerprint", "16 hex digits", ph);
+  if (!fp) return fp.error();
+  if (*fp != a.fingerprint)
+    return error(ph, "avro_schema_mismatch", detail::path_key(path, "fingerprint"),
+                 "is " + quote(*fp) + ", but the canonical form's CRC-64-AVRO fingerprint is " +
+                     quote(a.fingerprint) + "; recompile the plan rather than edit it");
+  if (mapped->columns != s.columns)
+    return error(ph, "avro_schema_mismatch", detail::path_key(path, "schema"),
+                 "maps to other columns than the schema's \"columns\" (the Avro fields, in order, as "
+                 "contract §3 maps them); recompile the plan rather than edit it");
+  if (const auto* subject = o.if_contains("subject")) {
+    if (!subject->is_string() || subject->get_string().empty() || subject->get_string().size() > 1024)
+      return error(ph, "wrong_type", detail::path_key(path, "subject"),
+                   "must be the registry subject the schema came from, a non-empty JSON string");
+    a.subject = std::string(subject->get_string());
+    const auto* version = o.if_contains("version");
+    if (version == nullptr || !version->is_int64() || version->get_int64() < 1 ||
+        version->get_int64() > std::numeric_limits<int>::max())
+      return error(ph, "wrong_type", detail::path_key(path, "version"),
+                   "must be the subject's version the schema is, a JSON integer from 1");
+    a.version = static_cast<int>(version->get_int64());
+  } else if (o.if_contains("version")) {
+    return error(ph, "unknown_field", detail::path_key(path, "version"),
+                 "is given without \"subject\"; a version is a subject's");
+  }
+  return a;
+}
+
+}  // namespace
+
+result<schema> schema_from_avro(std::string_view avro_text, std::string_view source, std::string_view topic,
+                                std::string_view subject, int version) {
+  auto v = parse_strict_json(avro_text, streamt::phase::schema, avro::max_schema_json_depth);
+  if (!v) return v.error();
+  auto parsed = avro::schema_from_json(*v);
+  if (!parsed) return parsed.error();
+  auto mapped = avro::to_columns(*parsed);
+  if (!mapped) return mapped.error();
+  schema s;
+  auto checked = check_name(source, "FROM", streamt::phase::schema);
+  if (!checked) return checked.error();
+  s.source = std::move(*checked);
+  if (!is_valid_topic_name(topic))
+    return error(streamt::phase::schema, "invalid_topic", "--source-topic",
+                 quote(topic) + " is not a valid topic name; use " + std::string(topic_rule));
+  s.topic = std::string(topic);
+  s.columns = std::move(mapped->columns);
+  avro_source a;
+  detail::write_json(a.schema, *v, 0);
+  a.canonical_form = avro::canonical_form(*parsed);
+  a.fingerprint = avro::fingerprint_hex(avro::fingerprint(a.canonical_form));
+  a.subject = std::string(subject);
+  a.version = subject.empty() ? 0 : version;
+  s.avro = std::move(a);
+  return s;
+}
+
 result<schema> schema_from_json(const boost::json::value& v, std::string_view path_sv, streamt::phase ph) {
   const std::string path(path_sv);
   if (!v.is_object())
@@ -277,9 +383,9 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
                      "; a schema must be a JSON object with the fields source, topic, columns");
   const auto& o = v.get_object();
   diagnostic d;
-  if (detail::find_unknown_member(o, path,
-                                  {"source", "topic", "columns", "unknown_fields", "tombstones", "changelog"},
-                                  "a schema", ph, d))
+  if (detail::find_unknown_member(
+          o, path, {"source", "topic", "columns", "unknown_fields", "tombstones", "changelog", "avro"},
+          "a schema", ph, d))
     return d;
 
   schema s;
@@ -334,6 +440,15 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
                    "is \"drop\" but the changelog is \"upsert\", which forwards every tombstone (a delete "
                    "upstream must delete downstream); remove \"tombstones\" or use \"append\"");
   }
+  if (const auto* a = o.if_contains("avro")) {
+    auto source = avro_from_json(*a, detail::path_key(path, "avro"), ph, s);
+    if (!source) return source.error();
+    if (o.if_contains("unknown_fields"))
+      return error(ph, "unknown_fields_with_avro", detail::path_key(path, "unknown_fields"),
+                   "is set, but an Avro source's fields are its writer schema's, resolved by Avro's rules "
+                   "(a field the reader lacks is skipped); remove \"unknown_fields\"");
+    s.avro = std::move(*source);
+  }
   return s;
 }
 
@@ -359,6 +474,17 @@ boost::json::object schema_to_json(const schema& s) {
   // Likewise: written only when chosen, so version 1 plans keep their digests.
   if (s.tombstones != tombstones::drop) o["tombstones"] = std::string_view(to_string(s.tombstones));
   if (s.changelog) o["changelog"] = std::string_view(to_string(*s.changelog));
+  if (s.avro) {
+    boost::json::object a;
+    a["schema"] = boost::json::parse(s.avro->schema);
+    a["canonical_form"] = s.avro->canonical_form;
+    a["fingerprint"] = s.avro->fingerprint;
+    if (!s.avro->subject.empty()) {
+      a["subject"] = s.avro->subject;
+      a["version"] = s.avro->version;
+    }
+    o["avro"] = std::move(a);
+  }
   return o;
 }
 

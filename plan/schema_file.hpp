@@ -26,6 +26,14 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
 
 boost::json::object schema_to_json(const schema& s);
 
+// The schema of an Avro source: `avro_text` is the reader schema (an .avsc
+// file, or a registry's `schema` member for `subject` at `version`), whose
+// record fields become the columns (plan::avro::to_columns); `source` is
+// the FROM name and `topic` the Kafka topic. Diagnostics are phase::schema,
+// with the JSON path inside the Avro schema.
+result<schema> schema_from_avro(std::string_view avro_text, std::string_view source, std::string_view topic,
+                                std::string_view subject = {}, int version = 0);
+
 // A Kafka topic name: 1..249 characters of [a-zA-Z0-9._-], and not "." or ".."
 // (the broker refuses anything else, so a plan naming one could never run).
 constexpr bool is_valid_topic_name(std::string_view t) noexcept {

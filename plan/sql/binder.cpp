@@ -3,6 +3,8 @@
 
 #include "plan/sql/binder.hpp"
 
+#include "plan/avro_schema.hpp"
+
 #include "plan/spelling.hpp"
 #include "plan/sql/keywords.hpp"
 
@@ -272,6 +274,20 @@ std::string joined(const std::vector<std::string>& path) {
 
 }  // namespace
 
+// For a JSON column of an Avro source, what the Avro field is (" (the Avro
+// field is an array of string, kept as JSON: it may be projected)"), else "".
+std::string avro_origin(const schema& source, const std::vector<std::string>& path) {
+  if (!source.avro) return {};
+  auto parsed = avro::parse_schema(source.avro->schema);
+  if (!parsed) return {};
+  auto mapped = avro::to_columns(*parsed);
+  if (!mapped) return {};
+  for (const avro::mapped_column& n : mapped->notes)
+    if (n.path == path && !n.comparable)
+      return " (its Avro type, " + n.avro_type + ", is kept as JSON: it may be projected, not compared)";
+  return {};
+}
+
 result<bound_query> bind(const query& q, const schema& source) {
   // The source first: when it is wrong, every column error would be noise.
   if (q.source.name != source.source) {
@@ -327,7 +343,7 @@ result<bound_query> bind(const query& q, const schema& source) {
               where + "; a " + type_name(c) + " column takes only IS NULL and IS NOT NULL" +
               (c.type == column_type::row ? " (compare one of its fields: " + path_text(nodes[*index].path) +
                                                 "." + sql_name(c.fields.front().name) + ")"
-                                          : ""));
+                                          : avro_origin(source, nodes[*index].path)));
     const bool ordering =
         p.op == compare_op::lt || p.op == compare_op::le || p.op == compare_op::gt || p.op == compare_op::ge;
     if (ordering && !is_ordered(c.type))

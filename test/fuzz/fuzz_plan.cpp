@@ -18,7 +18,9 @@
 // digest was the only problem.
 #include "test/fuzz/fuzz_support.hpp"
 
+#include "operators/avro_decode.hpp"
 #include "operators/stage_pipeline.hpp"
+#include "plan/avro_schema.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/sql/compile.hpp"
 
@@ -36,8 +38,18 @@ void check_accepted(const plan::plan& p, std::string_view input) {
   if (!(*reloaded == p)) violated("an accepted plan loads back different after write_plan", input, file);
   if (plan::digest(*reloaded) != plan::digest(p)) violated("a reloaded plan has another digest", input, file);
 
-  operators::stage_pipeline pipeline(p);
-  (void)pipeline;
+  if (p.schema.avro) {
+    // An Avro source's stages start from its decoder, built from the pinned
+    // reader schema (here read as its own writer).
+    auto reader = plan::avro::parse_schema(p.schema.avro->schema);
+    if (!reader)
+      violated("an accepted plan's pinned Avro schema does not parse", input, reader.error().message);
+    auto decoder = operators::avro_decoder::build(p.schema, *reader, *reader, operators::avro_needs(p));
+    if (!decoder) violated("an accepted Avro plan's decoder does not build", input, decoder.error().message);
+  } else {
+    operators::stage_pipeline pipeline(p);
+    (void)pipeline;
+  }
 
   const std::string sql = plan::to_sql(p);
   auto compiled = plan::compile(sql, p.schema, {p.identity.application_id, p.identity.sink_topic});

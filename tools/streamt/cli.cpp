@@ -316,6 +316,17 @@ std::optional<int> read_client_settings(std::string_view command, const argument
   return std::nullopt;
 }
 
+std::optional<int> refuse_unreadable_source(std::string_view command, const plan::plan& p) {
+  if (!p.schema.avro) return std::nullopt;
+  const int code = engine::to_int(engine::exit_code::rejected);
+  say_error(command,
+            "the plan's source is Avro in the Confluent wire format (its schema's \"avro\" member); this "
+            "version of streamt compiles, checks and explains such plans but cannot read their records yet "
+            "(that needs a Schema Registry, contract §3)",
+            code, "avro_source_not_runnable");
+  return code;
+}
+
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
                                          engine::exit_code& code) {
   result<std::string> text = read_input(path, plan_file_read_limit);

@@ -6,9 +6,12 @@
 #include "plan/plan_json.hpp"
 #include "plan/schema_file.hpp"
 #include "plan/sql/compile.hpp"
+#include "plan/sql/parser.hpp"
 #include "tools/streamt/cli.hpp"
 
 #include <unistd.h>
+
+#include <boost/json/parse.hpp>
 
 #include <iostream>
 
@@ -17,6 +20,7 @@ namespace streamt::cli {
 namespace {
 constexpr std::string_view help =
     "usage: streamt compile --schema FILE --application-id ID --sink-topic TOPIC\n"
+    "                       [--source-topic TOPIC]\n"
     "                       [--on-invalid fail|dead-letter --dead-letter-topic TOPIC]\n"
     "                       [--supersedes OLD_PLAN] [--output FILE] [SQL_FILE | -]\n"
     "\n"
@@ -24,7 +28,12 @@ constexpr std::string_view help =
     "source schema into a plan (JSON), written to stdout or atomically to --output.\n"
     "The SQL is read from SQL_FILE, or from standard input if it is '-' or absent.\n"
     "\n"
-    "  --schema FILE          the source schema: {\"source\", \"topic\", \"columns\"}\n"
+    "  --schema FILE          the source schema: {\"source\", \"topic\", \"columns\"}, or\n"
+    "                         an Avro record schema (.avsc) for a topic of Avro in\n"
+    "                         the Confluent wire format: its fields are the columns,\n"
+    "                         the FROM name is the source, and the topic is the FROM\n"
+    "                         name or --source-topic\n"
+    "  --source-topic TOPIC   with an Avro schema: the topic, if not the FROM name\n"
     "  --application-id ID    consumer group id and transactional id prefix\n"
     "  --sink-topic TOPIC     the topic results are written to\n"
     "  --on-invalid POLICY    what the run does with an invalid record: fail (stop\n"
@@ -40,11 +49,27 @@ constexpr std::string_view help =
     "\n"
     "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written); 2 usage;\n"
     "            73 --output not writable; 74 standard output not writable\n";
+// An Avro schema file is a JSON object with a "type" member (a streamt
+// schema file has none); anything else is left to load_schema's messages.
+bool is_avro_schema(std::string_view text) {
+  boost::system::error_code ec;
+  const boost::json::value v = boost::json::parse(text, ec);
+  return !ec && v.is_object() && v.get_object().contains("type") && !v.get_object().contains("columns");
+}
+
+// The query's FROM name, or empty if it does not lex and parse.
+std::string from_name(std::string_view sql) {
+  auto tokens = plan::sql::lex(sql);
+  if (!tokens) return {};
+  auto q = plan::sql::parse(*tokens);
+  return q ? q->source.name : std::string();
+}
+
 }  // namespace
 
 int cmd_compile(std::span<char* const> args) {
   option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid",
-                    "--dead-letter-topic", "--supersedes"},
+                    "--dead-letter-topic", "--supersedes", "--source-topic"},
                    {"--help"},
                    {}};
   arguments a;
@@ -65,17 +90,30 @@ int cmd_compile(std::span<char* const> args) {
     std::cerr << "streamt compile: " << schema_text.error().message << '\n';
     return engine::to_int(engine::exit_code::usage);
   }
-  result<plan::schema> schema = plan::load_schema(*schema_text);
-  if (!schema) {
-    print_diagnostic("compile", schema_path, schema.error());
-    return engine::to_int(engine::exit_code::rejected);
-  }
   result<std::string> sql = read_input(sql_path, sql_file_read_limit);
   if (!sql) {
     std::cerr << "streamt compile: " << sql.error().message << '\n';
     // A query too large to read is rejected SQL (1); a missing file, usage (2).
     return engine::to_int(sql.error().code == "input_too_large" ? engine::exit_code::rejected
                                                                 : engine::exit_code::usage);
+  }
+  const bool avro = is_avro_schema(*schema_text);
+  if (!avro && a.get("--source-topic"))
+    return usage_error("compile",
+                       "--source-topic is for an Avro schema; a streamt schema file names its topic");
+  result<plan::schema> schema = plan::schema{};
+  if (avro) {
+    // The source is the query's FROM name; a query that does not parse gets
+    // its diagnostic from the compiler below, against an empty name.
+    const std::string from = from_name(*sql);
+    schema = plan::schema_from_avro(*schema_text, from.empty() ? "source" : from,
+                                    a.get("--source-topic").value_or(from.empty() ? "source" : from));
+  } else {
+    schema = plan::load_schema(*schema_text);
+  }
+  if (!schema) {
+    print_diagnostic("compile", schema_path, schema.error());
+    return engine::to_int(engine::exit_code::rejected);
   }
   plan::compile_options options{*a.get("--application-id"), *a.get("--sink-topic")};
   if (std::optional<std::string> policy = a.get("--on-invalid")) {

@@ -353,6 +353,7 @@ int cmd_diff(std::span<char* const> args) {
     engine::exit_code code{};
     std::optional<plan::plan> p = load_plan_file("diff", a.positionals[static_cast<std::size_t>(i)], code);
     if (!p) return engine::to_int(code);
+    if (auto refused = refuse_unreadable_source("diff", *p)) return *refused;
     plans[i].path = a.positionals[static_cast<std::size_t>(i)];
     plans[i].digest = plan::digest(*p);
     plans[i].p = std::move(*p);

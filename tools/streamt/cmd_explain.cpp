@@ -20,6 +20,18 @@
 namespace streamt::cli {
 
 namespace {
+
+// The decode stage of an Avro source: where the reader schema came from and
+// how each record is read.
+std::string avro_decode_line(const plan::avro_source& a) {
+  return "1. decode   Avro in the Confluent wire format (a zero byte, the writer schema's id, the body): "
+         "each "
+         "writer schema, fetched once by its id, is resolved to the pinned reader schema (" +
+         (a.subject.empty() ? std::string("from a file")
+                            : "subject " + a.subject + " version " + std::to_string(a.version)) +
+         ", fingerprint " + a.fingerprint + ") by Avro's rules; its fields are these columns:\n";
+}
+
 constexpr std::string_view help =
     "usage: streamt explain PLAN\n"
     "\n"
@@ -70,7 +82,8 @@ int cmd_explain(std::span<char* const> args) {
      << "  " << plan::to_sql(*p) << "\n\n"
      << "source  topic " << p->identity.source_topic
      << ", read_committed; key, timestamp and headers pass through\n"
-     << (p->schema.unknown_fields == plan::unknown_fields::ignore
+     << (p->schema.avro ? avro_decode_line(*p->schema.avro)
+         : p->schema.unknown_fields == plan::unknown_fields::ignore
              ? "1. decode   JSON object with these members; any other member is checked as JSON and skipped "
                "(unknown_fields: ignore):\n"
              : "1. decode   JSON object with exactly these members; any other makes the record invalid "

@@ -37,6 +37,7 @@ int cmd_replay(std::span<char* const> args) {
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("replay", a.positionals[0], code);
   if (!p) return engine::to_int(code);
+  if (auto refused = refuse_unreadable_source("replay", *p)) return *refused;
 
   std::ifstream file;
   std::istream* in = &std::cin;

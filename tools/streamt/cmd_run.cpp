@@ -268,6 +268,7 @@ int cmd_run(std::span<char* const> args) {
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("run", a.positionals[0], code);
   if (!p) return engine::to_int(code);
+  if (auto refused = refuse_unreadable_source("run", *p)) return *refused;
   if (auto expected = a.get("--expect-digest"); expected && *expected != plan::digest(*p)) {
     const int code = engine::to_int(engine::exit_code::rejected);
     say_error("run",
