@@ -3,6 +3,8 @@
 
 #include "operators/decode.hpp"
 
+#include "operators/registry_frame.hpp"
+
 #include "operators/swar.hpp"
 
 #include "plan/utf8.hpp"
@@ -1769,8 +1771,14 @@ bool reference_decode(const decode_definition& def, decode_state& state, std::st
 
 bool decode(const decode_definition& def, decode_state& state, std::string_view value, row& out,
             diagnostic& error) {
-  return detail::fast_decode(def, state, value, out) ||
-         detail::reference_decode(def, state, value, out, error);
+  if (detail::fast_decode(def, state, value, out) || detail::reference_decode(def, state, value, out, error))
+    return true;
+  // A registry-framed value read as JSON fails at its first byte; say what
+  // it is (the code stays malformed_json: the record is not JSON).
+  if (!value.empty() && value[0] == 0)
+    if (std::string hint = registry_framed_hint(value); !hint.empty())
+      error.message = hint + "; " + error.message;
+  return false;
 }
 
 namespace {

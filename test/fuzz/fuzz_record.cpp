@@ -45,6 +45,7 @@
 #include "test/fuzz/fuzz_support.hpp"
 
 #include "operators/decode.hpp"
+#include "operators/registry_frame.hpp"
 #include "operators/stage_pipeline.hpp"
 #include "plan/sql/compile.hpp"
 #include "plan/strict_json.hpp"
@@ -66,6 +67,13 @@
 namespace streamt::fuzz {
 
 namespace {
+
+// What decode puts before the reference path's message for a value that
+// looks registry-framed (operators/registry_frame.hpp), else nothing.
+std::string framed_hint(std::string_view input) {
+  std::string hint = operators::registry_framed_hint(input);
+  return hint.empty() ? hint : hint + "; ";
+}
 
 namespace json = boost::json;
 
@@ -533,7 +541,8 @@ void check_payments(std::string_view input) {
   if (ok != reference_ok) violated("payments: decode and its reference path disagree", input);
   if (ok && !same_payment_row(f.decode, f.row, reference_row))
     violated("payments: decode and its reference path decode a value differently", input);
-  if (!ok && (error.code != reference_error.code || error.message != reference_error.message))
+  if (!ok &&
+      (error.code != reference_error.code || error.message != framed_hint(input) + reference_error.message))
     violated("payments: decode reports another diagnostic than its reference path", input, error.message);
   operators::row fast_row;
   if (operators::detail::fast_decode(f.decode, f.state, input, fast_row)) {
@@ -614,7 +623,8 @@ void record_one_input(std::string_view input) {
   const bool reference_ok =
       operators::detail::reference_decode(f.decode, f.state, input, f.reference_row, reference_error);
   if (ok != reference_ok) violated("decode and its reference path disagree", input);
-  if (!ok && (error.code != reference_error.code || error.message != reference_error.message))
+  if (!ok &&
+      (error.code != reference_error.code || error.message != framed_hint(input) + reference_error.message))
     violated("decode reports another diagnostic than its reference path", input, error.message);
   if (operators::detail::fast_decode(f.decode, f.state, input, f.fast_row)) {
     if (!reference_ok) violated("the fast path accepted a value the reference path refuses", input);
