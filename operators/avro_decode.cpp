@@ -388,6 +388,30 @@ class avro_walk {
     return false;
   }
 
+  // The writer's union branch of a datum: the step that reads it.
+  bool branch(const avro::step& st, std::string_view at, std::size_t& next) {
+    std::int64_t b = 0;
+    if (!long_value(b, at)) return false;
+    if (b < 0 || static_cast<std::uint64_t>(b) >= st.branches.size())
+      return fail("malformed_avro", at, "union index " + std::to_string(b) + " is out of range");
+    next = st.branches[static_cast<std::size_t>(b)];
+    return true;
+  }
+
+  // The writer's enum symbol of a datum, as the reader's symbol.
+  bool symbol(const avro::step& st, const avro::type& w, std::string_view at, std::string_view& name) {
+    std::int64_t i = 0;
+    if (!int_value(i, at)) return false;
+    if (i < 0 || static_cast<std::uint64_t>(i) >= st.symbols.size())
+      return fail("malformed_avro", at, "enum index " + std::to_string(i) + " is out of range");
+    const std::int32_t r = st.symbols[static_cast<std::size_t>(i)];
+    if (r < 0)
+      return fail("schema_incompatible", at,
+                  "the symbol " + w.symbols[static_cast<std::size_t>(i)] + " is not the reader's: " + st.why);
+    name = d_.reader_.types[st.reader].symbols[static_cast<std::size_t>(r)];
+    return true;
+  }
+
   // --- JSON columns --------------------------------------------------------
 
   void put_json_string(std::string& out, std::string_view s) {
@@ -426,11 +450,8 @@ class avro_walk {
       case step_kind::unresolvable:
         return fail("schema_incompatible", at, st.why);
       case step_kind::writer_union: {
-        std::int64_t b = 0;
-        if (!long_value(b, at)) return false;
-        if (b < 0 || static_cast<std::uint64_t>(b) >= st.branches.size())
-          return fail("malformed_avro", at, "union index " + std::to_string(b) + " is out of range");
-        return json(st.branches[static_cast<std::size_t>(b)], out, depth, at);
+        std::size_t next = 0;
+        return branch(st, at, next) && json(next, out, depth, at);
       }
       case step_kind::reader_union:
         return json(st.child, out, depth, at);
@@ -484,16 +505,9 @@ class avro_walk {
         return true;
       }
       case step_kind::enum_: {
-        std::int64_t i = 0;
-        if (!int_value(i, at)) return false;
-        if (i < 0 || static_cast<std::uint64_t>(i) >= st.symbols.size())
-          return fail("malformed_avro", at, "enum index " + std::to_string(i) + " is out of range");
-        const std::int32_t r = st.symbols[static_cast<std::size_t>(i)];
-        if (r < 0)
-          return fail(
-              "schema_incompatible", at,
-              "the symbol " + w.symbols[static_cast<std::size_t>(i)] + " is not the reader's: " + st.why);
-        put_json_string(out, d_.reader_.types[st.reader].symbols[static_cast<std::size_t>(r)]);
+        std::string_view name;
+        if (!symbol(st, w, at, name)) return false;
+        put_json_string(out, name);
         return true;
       }
       case step_kind::fixed:
@@ -637,11 +651,8 @@ class avro_walk {
       case step_kind::unresolvable:
         return fail("schema_incompatible", at, st.why);
       case step_kind::writer_union: {
-        std::int64_t b = 0;
-        if (!long_value(b, at)) return false;
-        if (b < 0 || static_cast<std::uint64_t>(b) >= st.branches.size())
-          return fail("malformed_avro", at, "union index " + std::to_string(b) + " is out of range");
-        return into(st.branches[static_cast<std::size_t>(b)], node, depth);
+        std::size_t next = 0;
+        return branch(st, at, next) && into(next, node, depth);
       }
       case step_kind::reader_union: {
         const avro::type& r = d_.reader_.types[st.reader];
@@ -654,20 +665,10 @@ class avro_walk {
       case step_kind::record:
         s.is_null = false;
         return record_into(si, &info.fields);
-      case step_kind::enum_: {
-        std::int64_t i = 0;
-        if (!int_value(i, at)) return false;
-        if (i < 0 || static_cast<std::uint64_t>(i) >= st.symbols.size())
-          return fail("malformed_avro", at, "enum index " + std::to_string(i) + " is out of range");
-        const std::int32_t r = st.symbols[static_cast<std::size_t>(i)];
-        if (r < 0)
-          return fail(
-              "schema_incompatible", at,
-              "the symbol " + w.symbols[static_cast<std::size_t>(i)] + " is not the reader's: " + st.why);
-        s.string = d_.reader_.types[st.reader].symbols[static_cast<std::size_t>(r)];
+      case step_kind::enum_:
+        if (!symbol(st, w, at, s.string)) return false;
         s.is_null = false;
         return true;
-      }
       case step_kind::fixed:
       case step_kind::read:
         break;

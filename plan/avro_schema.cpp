@@ -269,6 +269,27 @@ class parser {
     return std::pair{full, inner};
   }
 
+  // A named type's entry, made before its body is read (so the body may
+  // refer to it), with its full name, the namespace its body inherits and
+  // its aliases.
+  struct named_start {
+    std::size_t index = 0;
+    std::pair<std::string, std::string> names;
+    std::vector<std::string> aliases;
+  };
+  result<named_start> start_named(const json::object& o, const std::string& path, const std::string& ns,
+                                  type_kind kind) {
+    type shell;
+    shell.kind = kind;
+    auto index = add(std::move(shell), path);
+    if (!index) return index.error();
+    auto names = define_name(o, path, ns, *index);
+    if (!names) return names.error();
+    auto al = aliases(o, path, &names->second);
+    if (!al) return al.error();
+    return named_start{*index, std::move(*names), std::move(*al)};
+  }
+
   result<std::size_t> parse(const json::value& v, const std::string& path, const std::string& ns) {
     if (v.is_string()) return reference(v.get_string(), path, ns);
     if (v.is_array()) return parse_union(v.get_array(), path, ns);
@@ -354,15 +375,11 @@ class parser {
 
   result<std::size_t> parse_record(const json::object& o, const std::string& path, const std::string& ns,
                                    bool error) {
-    type shell;
-    shell.kind = type_kind::record;
-    shell.error = error;
-    auto index = add(std::move(shell), path);
-    if (!index) return index.error();
-    auto names = define_name(o, path, ns, *index);
-    if (!names) return names.error();
-    auto al = aliases(o, path, &names->second);
-    if (!al) return al.error();
+    auto named = start_named(o, path, ns, type_kind::record);
+    if (!named) return named.error();
+    const std::size_t index = named->index;
+    auto& [full, inner] = named->names;
+    out_.types[index].error = error;
     const json::value* fv = o.if_contains("fields");
     if (fv == nullptr) return fail(path, "missing_field", "a record needs 'fields', a JSON array of fields");
     const std::string fields_path = path_key(path, "fields");
@@ -387,10 +404,10 @@ class parser {
       for (const field& before : fields)
         if (before.name == *name)
           return fail(path_key(at, "name"), "duplicate_field",
-                      "the record " + quote(names->first) + " has two fields named " + quote(*name));
+                      "the record " + quote(full) + " has two fields named " + quote(*name));
       const json::value* tv = f.if_contains("type");
       if (tv == nullptr) return fail(at, "missing_field", "the field " + quote(*name) + " needs a 'type'");
-      auto t = parse(*tv, path_key(at, "type"), names->second);
+      auto t = parse(*tv, path_key(at, "type"), inner);
       if (!t) return t.error();
       field out;
       out.name = std::string(*name);
@@ -413,22 +430,18 @@ class parser {
       }
       fields.push_back(std::move(out));
     }
-    type& t = out_.types[*index];
-    t.name = std::move(names->first);
-    t.aliases = std::move(*al);
+    type& t = out_.types[index];
+    t.name = std::move(full);
+    t.aliases = std::move(named->aliases);
     t.fields = std::move(fields);
-    return *index;
+    return index;
   }
 
   result<std::size_t> parse_enum(const json::object& o, const std::string& path, const std::string& ns) {
-    type shell;
-    shell.kind = type_kind::enum_;
-    auto index = add(std::move(shell), path);
-    if (!index) return index.error();
-    auto names = define_name(o, path, ns, *index);
-    if (!names) return names.error();
-    auto al = aliases(o, path, &names->second);
-    if (!al) return al.error();
+    auto named = start_named(o, path, ns, type_kind::enum_);
+    if (!named) return named.error();
+    const std::size_t index = named->index;
+    auto& [full, inner] = named->names;
     const json::value* sv = o.if_contains("symbols");
     if (sv == nullptr) return fail(path, "missing_field", "an enum needs 'symbols', a JSON array of names");
     const std::string at = path_key(path, "symbols");
@@ -445,7 +458,7 @@ class parser {
       for (const std::string& before : symbols)
         if (before == s)
           return fail(path_index(at, i), "duplicate_symbol",
-                      "the enum " + quote(names->first) + " lists the symbol " + quote(s) + " twice");
+                      "the enum " + quote(full) + " lists the symbol " + quote(s) + " twice");
       symbols.push_back(std::move(s));
     }
     auto def = optional_string(o, path, "default");
@@ -459,23 +472,19 @@ class parser {
                     "the enum's default " + quote(**def) + " is not one of its symbols");
       enum_default = std::string(**def);
     }
-    type& t = out_.types[*index];
-    t.name = std::move(names->first);
-    t.aliases = std::move(*al);
+    type& t = out_.types[index];
+    t.name = std::move(full);
+    t.aliases = std::move(named->aliases);
     t.symbols = std::move(symbols);
     t.enum_default = std::move(enum_default);
-    return *index;
+    return index;
   }
 
   result<std::size_t> parse_fixed(const json::object& o, const std::string& path, const std::string& ns) {
-    type shell;
-    shell.kind = type_kind::fixed;
-    auto index = add(std::move(shell), path);
-    if (!index) return index.error();
-    auto names = define_name(o, path, ns, *index);
-    if (!names) return names.error();
-    auto al = aliases(o, path, &names->second);
-    if (!al) return al.error();
+    auto named = start_named(o, path, ns, type_kind::fixed);
+    if (!named) return named.error();
+    const std::size_t index = named->index;
+    auto& [full, inner] = named->names;
     const json::value* sv = o.if_contains("size");
     if (sv == nullptr) return fail(path, "missing_field", "a fixed type needs 'size', its length in bytes");
     const auto size = as_integer(*sv);
@@ -484,9 +493,9 @@ class parser {
     if (!size || *size < 0 || *size > max_fixed)
       return fail(path_key(path, "size"), "invalid_value",
                   "'size' must be a JSON integer from 0 to " + std::to_string(max_fixed));
-    type& t = out_.types[*index];
-    t.name = std::move(names->first);
-    t.aliases = std::move(*al);
+    type& t = out_.types[index];
+    t.name = std::move(full);
+    t.aliases = std::move(named->aliases);
     t.size = static_cast<std::size_t>(*size);
     auto logical = optional_string(o, path, "logicalType");
     if (!logical) return logical.error();
@@ -502,7 +511,7 @@ class parser {
     } else if (logical->has_value() && **logical == "uuid" && t.size == 16) {
       t.logical = logical_type::uuid;
     }
-    return *index;
+    return index;
   }
 
   result<std::size_t> parse_container(const json::object& o, const std::string& path, const std::string& ns,

@@ -27,14 +27,7 @@ namespace {
 std::vector<std::string> resolution_cases() { return streamt::test::case_names("avro_resolution"); }
 
 std::map<std::string, std::string> expected(const std::string& name) {
-  std::map<std::string, std::string> fields;
-  std::istringstream in(
-      streamt::test::read_file(streamt::test::data_dir("avro_resolution") / (name + ".expected")));
-  std::string line;
-  while (std::getline(in, line))
-    if (auto colon = line.find(": "); colon != std::string::npos)
-      fields[line.substr(0, colon)] = line.substr(colon + 2);
-  return fields;
+  return streamt::test::read_key_values("avro_resolution", name, ".expected");
 }
 
 avro::schema parsed(std::string_view text) {

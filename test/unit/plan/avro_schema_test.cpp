@@ -49,13 +49,7 @@ std::string render(const avro::mapping& m) {
 }
 
 std::map<std::string, std::string> read_sidecar(const std::string& name) {
-  std::map<std::string, std::string> fields;
-  std::istringstream in(streamt::test::read_file(streamt::test::data_dir("avro") / (name + ".expected")));
-  std::string line;
-  while (std::getline(in, line))
-    if (auto colon = line.find(": "); colon != std::string::npos)
-      fields[line.substr(0, colon)] = line.substr(colon + 2);
-  return fields;
+  return streamt::test::read_key_values("avro", name, ".expected");
 }
 
 avro::schema parsed(std::string_view text) {

@@ -43,6 +43,18 @@ inline std::vector<std::string> case_names(const std::string& sub) {
   return names;
 }
 
+// The `key: value` lines of test/data/<sub>/<name><suffix> (".expected").
+inline std::map<std::string, std::string> read_key_values(const std::string& sub, const std::string& name,
+                                                          const std::string& suffix) {
+  std::map<std::string, std::string> fields;
+  std::istringstream in(read_file(data_dir(sub) / (name + suffix)));
+  std::string line;
+  while (std::getline(in, line))
+    if (auto colon = line.find(": "); colon != std::string::npos)
+      fields[line.substr(0, colon)] = line.substr(colon + 2);
+  return fields;
+}
+
 struct expectation {
   std::map<std::string, std::string> fields;
 };
