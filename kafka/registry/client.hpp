@@ -12,6 +12,9 @@
 // most twice, and only then (GETs are safe to repeat, and registering the
 // same schema again answers the same id).
 //
+// The client must outlive every operation it started (they run on its
+// connection); destroying it closes the connection.
+//
 // Every operation:
 //   - completes on the executor given to make(), never blocking it;
 //   - is bounded by config::request_timeout as a whole (resolving,

@@ -17,6 +17,8 @@
 // an error message or in to_string(), whatever was mistyped: a message quotes
 // no part of a URL that holds an '@', and no value of a secret key.
 
+#include "kafka/registry/backoff.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -48,6 +50,17 @@ struct basic_credentials {
   std::string password;  // secret
 };
 
+// Our own keys' ranges and defaults (milliseconds), as the contract
+// documents them (§6, Schema Registry settings).
+struct range {
+  std::int64_t min;
+  std::int64_t max;
+  std::int64_t fallback;
+};
+inline constexpr range request_timeout_range{100, 300'000, 10'000};
+inline constexpr range backoff_initial_range{1, 60'000, 100};
+inline constexpr range backoff_max_range{1, 600'000, 10'000};
+
 // The settings in force, validated. to_string() shows them with secrets
 // replaced.
 struct config {
@@ -58,23 +71,14 @@ struct config {
   std::string key_location;          // client key (PEM)
   std::string key_password;          // secret; empty for an unencrypted key
   // Bounds every request, connecting and the TLS handshake included.
-  std::chrono::milliseconds request_timeout{10'000};
+  std::chrono::milliseconds request_timeout{request_timeout_range.fallback};
   // The session's retry backoff (backoff.hpp): first delay and cap.
-  std::chrono::milliseconds backoff_initial{100};
-  std::chrono::milliseconds backoff_max{10'000};
+  std::chrono::milliseconds backoff_initial{backoff_initial_range.fallback};
+  std::chrono::milliseconds backoff_max{backoff_max_range.fallback};
 
+  backoff_policy backoff() const noexcept { return {backoff_initial, backoff_max}; }
   std::string to_string() const;
 };
-
-// Our own keys' ranges (milliseconds), as the contract documents them.
-struct range {
-  std::int64_t min;
-  std::int64_t max;
-  std::int64_t fallback;
-};
-inline constexpr range request_timeout_range{100, 300'000, 10'000};
-inline constexpr range backoff_initial_range{1, 60'000, 100};
-inline constexpr range backoff_max_range{1, 600'000, 10'000};
 
 struct config_error {
   std::string key;       // the key at fault, when it can be shown; empty otherwise

@@ -6,6 +6,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -255,6 +257,36 @@ BOOST_AUTO_TEST_CASE(a_malformed_escape_is_refused_with_its_line) {
   const auto e = refused("https://registry", "\nschema.registry.ssl.ca.location=\\u12G4\n");
   BOOST_TEST(e.line == 2u);
   BOOST_TEST(says(e, "reg.properties:line 2"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(registry_config_docs)
+
+// The contract's table states each of our keys' range and default as the
+// code has them.
+BOOST_AUTO_TEST_CASE(the_contract_states_each_timeout_s_range_and_default) {
+  std::ifstream in(std::string(STREAMT_TEST_DATA_DIR) + "/../../docs/contract.md");
+  BOOST_TEST_REQUIRE(in.good());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto row = [&](std::string_view key) {
+    const std::size_t at = text.find("| `" + std::string(key) + "` |");
+    BOOST_TEST_REQUIRE(at != std::string::npos, key);
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  const auto states = [&](std::string_view key, r::range range) {
+    const std::string line = row(key);
+    BOOST_TEST(line.find(std::to_string(range.min) + " to " + std::to_string(range.max)) != std::string::npos,
+               line);
+    BOOST_TEST(line.find("default " + std::to_string(range.fallback)) != std::string::npos, line);
+  };
+  states("streamt.registry.request.timeout.ms", r::request_timeout_range);
+  states("streamt.registry.retry.backoff.ms", r::backoff_initial_range);
+  states("streamt.registry.retry.backoff.max.ms", r::backoff_max_range);
+  const r::config defaults;
+  BOOST_TEST(defaults.request_timeout.count() == r::request_timeout_range.fallback);
+  BOOST_TEST(defaults.backoff().initial.count() == r::backoff_initial_range.fallback);
+  BOOST_TEST(defaults.backoff().max.count() == r::backoff_max_range.fallback);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
