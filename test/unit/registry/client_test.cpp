@@ -573,10 +573,33 @@ BOOST_AUTO_TEST_CASE(tls_refuses_a_registry_the_system_store_does_not_trust) {
   asio::io_context io;
   auto server = t.server_context("IP:127.0.0.1");
   fake_registry registry(io, &server);
-  auto client = make_client(io, registry.url());
+  // With credentials in the URL: the refusal must not show them.
+  auto client = make_client(
+      io, "https://alice:" + std::string(password) + "@127.0.0.1:" + std::to_string(registry.port()));
   const auto f = failed_schema_by_id(io, *client, 1);
   BOOST_TEST((f.kind == r::failure_kind::tls), f.message);
   BOOST_TEST(f.message.find("certificate was refused") != std::string::npos, f.message);
+  BOOST_TEST(registry.targets.empty());  // nothing was sent, credentials least of all
+}
+
+BOOST_AUTO_TEST_CASE(a_tls_handshake_the_server_never_answers_times_out) {
+  tls_setup t;
+  asio::io_context io;
+  // Accepts the connection and never says a word: the handshake waits for
+  // a ServerHello that does not come.
+  tcp::acceptor silent(io, {asio::ip::make_address("127.0.0.1"), 0});
+  tcp::socket held(io);
+  silent.async_accept(held, [](boost::system::error_code) {});
+  const std::string url = "https://alice:" + std::string(password) +
+                          "@127.0.0.1:" + std::to_string(silent.local_endpoint().port());
+  auto client = make_client(
+      io, url,
+      "schema.registry.ssl.ca.location=" + t.ca_file + "\nstreamt.registry.request.timeout.ms=200\n");
+  const auto started = std::chrono::steady_clock::now();
+  const auto f = failed_schema_by_id(io, *client, 1);
+  BOOST_TEST((f.kind == r::failure_kind::timeout), f.message);
+  BOOST_TEST((std::chrono::steady_clock::now() - started < 3s));
+  BOOST_TEST(held.is_open());
 }
 
 BOOST_AUTO_TEST_CASE(https_to_a_plain_http_server_is_a_tls_failure) {
