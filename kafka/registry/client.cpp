@@ -255,7 +255,7 @@ struct client::impl {
     if (!ec && v.is_object()) {
       if (const auto* c = v.as_object().if_contains("error_code"); c && c->is_int64()) code = c->as_int64();
       if (const auto* m = v.as_object().if_contains("message"); m && m->is_string())
-        said = tidy(m->as_string());
+        said = tidy(scrub(std::string(m->as_string())));  // scrubbed whole, before the cut
     }
     const failure_kind kind = kind_of_status(o.status);
     std::string what = std::to_string(o.status);
