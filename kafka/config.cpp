@@ -131,6 +131,22 @@ config_result<std::string> unescape(std::string_view s, std::size_t line) {
 struct logical_line {
   std::string text;
   std::size_t line = 0;  // where it started
+  // Where each natural line joined into `text` starts: its offset in
+  // `text`, its line and the column of its first character kept (leading
+  // whitespace is dropped), so a position in `text` maps back to the file.
+  struct piece {
+    std::size_t offset = 0;
+    std::size_t line = 0;
+    std::size_t column = 0;
+  };
+  std::vector<piece> pieces;
+
+  property_position position_of(std::size_t offset) const {
+    const piece* at = &pieces.front();
+    for (const piece& p : pieces)
+      if (p.offset <= offset) at = &p;
+    return {at->line, at->column + (offset - at->offset)};
+  }
 };
 
 // Joins continuation lines and drops comments and blank lines.
@@ -154,8 +170,9 @@ std::vector<logical_line> logical_lines(std::string_view text) {
     natural.remove_prefix(start);
     if (!current) {
       if (natural.empty() || natural.front() == '#' || natural.front() == '!') continue;
-      current = logical_line{{}, line_no};
+      current = logical_line{{}, line_no, {}};
     }
+    current->pieces.push_back({current->text.size(), line_no, start + 1});
     std::size_t backslashes = 0;
     while (backslashes < natural.size() && natural[natural.size() - 1 - backslashes] == '\\') ++backslashes;
     if (backslashes % 2 == 1) {
@@ -499,8 +516,8 @@ config_result<setting> parse_setting(std::string_view text) {
   return setting{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
 }
 
-config_result<settings> parse_properties(std::string_view text) {
-  settings out;
+config_result<std::vector<located_setting>> parse_located_properties(std::string_view text) {
+  std::vector<located_setting> out;
   // The line of a secret key given no value (0: none; lines count from 1):
   // a lone word on the line right after it is most likely its value, split
   // off.
@@ -522,13 +539,22 @@ config_result<settings> parse_properties(std::string_view text) {
     const bool lone_word = i >= s.size() && value->empty();
     if (lone_word && empty_secret_line != 0 && empty_secret_line + 1 == l.line)
       return syntax_error(l.line,
-                          "a lone word right after " + out.back().key + " (line " +
+                          "a lone word right after " + out.back().s.key + " (line " +
                               std::to_string(empty_secret_line) +
                               ") was given no value: is its value split onto this line? Write KEY=VALUE "
                               "on one line (neither line is shown)");
     empty_secret_line = value->empty() && is_secret(*key) && shows_as_key(*key) ? l.line : 0;
-    out.push_back({std::move(*key), std::move(*value)});
+    out.push_back({{std::move(*key), std::move(*value)}, l.position_of(0), l.position_of(i)});
   }
+  return out;
+}
+
+config_result<settings> parse_properties(std::string_view text) {
+  auto located = parse_located_properties(text);
+  if (!located) return located.error();
+  settings out;
+  out.reserve(located->size());
+  for (auto& l : *located) out.push_back(std::move(l.s));
   return out;
 }
 

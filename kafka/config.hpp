@@ -151,4 +151,21 @@ config_result<setting> parse_setting(std::string_view text);
 // (The CLI reads the file, bounded: plan/read_input.hpp.)
 config_result<settings> parse_properties(std::string_view text);
 
+// Where a setting stands in a properties file: 1-based line and byte column
+// (in the natural line, after the whitespace Java drops), so that a reader
+// with rules of its own (kafka/registry/config.hpp) can point at the key or
+// the value it refuses.
+struct property_position {
+  std::size_t line = 0;
+  std::size_t column = 0;
+  friend bool operator==(const property_position&, const property_position&) = default;
+};
+struct located_setting {
+  setting s;
+  property_position key;
+  property_position value;  // where the value starts (after the separator), even when it is empty
+};
+// parse_properties with each setting's position; the same rules and errors.
+config_result<std::vector<located_setting>> parse_located_properties(std::string_view text);
+
 }  // namespace streamt::kafka

@@ -497,3 +497,19 @@ BOOST_AUTO_TEST_CASE(a_resolved_value_reaches_librdkafka) {
   BOOST_TEST_REQUIRE(conf.has_value());
   BOOST_TEST(get(*conf, "client.id") == "client-from-env");
 }
+
+// ---- positions, for readers with rules of their own -------------------------
+
+BOOST_AUTO_TEST_CASE(located_properties_point_at_each_key_and_value_across_continuations) {
+  const auto r = k::parse_located_properties("# c\n  a = 1\nbb:\\\n   two\n\nc\n");
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST_REQUIRE(r->size() == 3u);
+  BOOST_TEST((*r)[0].s.key == "a");
+  BOOST_TEST(((*r)[0].key == k::property_position{2, 3}));
+  BOOST_TEST(((*r)[0].value == k::property_position{2, 7}));
+  BOOST_TEST((*r)[1].s.value == "two");
+  BOOST_TEST(((*r)[1].key == k::property_position{3, 1}));
+  BOOST_TEST(((*r)[1].value == k::property_position{4, 4}));
+  BOOST_TEST(((*r)[2].key == k::property_position{6, 1}));
+  BOOST_TEST(((*r)[2].value == k::property_position{6, 2}));
+}
