@@ -323,6 +323,7 @@ int main(int argc, char** argv) {
       case ops::outcome::delete_key:
         ++c.filtered;
         break;
+      case ops::outcome::needs_schema:  // not from these JSON plans
       case ops::outcome::invalid:
         if (c.invalid++ == 0) std::fprintf(stderr, "record %zu invalid: %s\n", i, s.error->message.c_str());
         break;

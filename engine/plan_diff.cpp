@@ -31,6 +31,7 @@ void count(plan_tally& t, const operators::step& s) {
       ++t.tombstones;
       break;
     case operators::outcome::invalid:
+    case operators::outcome::needs_schema:  // an Avro source: diff refuses its plans before (contract §3)
       ++t.invalid;
       break;
   }

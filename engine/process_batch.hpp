@@ -85,6 +85,10 @@ struct invalid_record {
 struct batch_result {
   std::size_t handled = 0;                // records of the batch before the invalid one
   std::optional<invalid_record> invalid;  // set if the batch stopped early
+  // Set if the batch stopped at a record of an Avro source whose writer
+  // schema is not known yet (operators::outcome::needs_schema): once learnt,
+  // the record is processed again from the start.
+  std::optional<std::uint32_t> needs_schema;
 };
 
 // What the stages read of a record besides its value, for plans with
@@ -131,6 +135,9 @@ batch_result process_batch(std::span<const record_view> batch, operators::stage_
         break;
       case operators::outcome::invalid:
         result.invalid = invalid_record{std::string(in.topic), in.partition, in.offset, *s.error};
+        return result;
+      case operators::outcome::needs_schema:
+        result.needs_schema = s.schema_id;
         return result;
     }
     ++counts.consumed;

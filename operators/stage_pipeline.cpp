@@ -3,7 +3,12 @@
 
 #include "operators/stage_pipeline.hpp"
 
+#include "operators/avro_decode.hpp"
+#include "operators/registry_frame.hpp"
+#include "plan/avro_schema.hpp"
+
 #include <stdexcept>
+#include <unordered_map>
 
 namespace streamt::operators {
 
@@ -17,6 +22,19 @@ bool forwards_tombstones(const plan::schema& s) {
 
 }  // namespace
 
+// What an Avro source keeps: the plan's columns, its reader schema, what it
+// reads, and per writer schema id a decoder or why there is none.
+struct stage_pipeline::avro_source {
+  plan::schema columns;
+  plan::avro::schema reader;
+  plan::avro::needs wanted;
+  struct writer {
+    std::optional<avro_decoder> decoder;
+    diagnostic refusal;  // when there is no decoder
+  };
+  std::unordered_map<std::uint32_t, writer> writers;
+};
+
 stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
     : decode_(p.schema, max_value_bytes),
       predicate_(p),
@@ -25,10 +43,12 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
       row_(decode_.column_count()),
       forward_tombstones_(forwards_tombstones(p.schema)),
       upsert_(p.schema.changelog == plan::changelog::upsert) {
-  // Its decode stage reads JSON values; an Avro source's are read by an
-  // avro_decoder per writer schema, which the engine does not drive yet.
-  if (p.schema.avro)
-    throw std::invalid_argument("stage_pipeline: the plan's source is Avro; this pipeline reads JSON values");
+  if (p.schema.avro) {
+    auto reader = plan::avro::parse_schema(p.schema.avro->schema);
+    if (!reader)
+      throw std::invalid_argument("stage_pipeline: the plan's pinned Avro schema: " + reader.error().message);
+    avro_ = std::make_unique<avro_source>(avro_source{p.schema, std::move(*reader), avro_needs(p), {}});
+  }
   missing_key_.phase = phase::record;
   missing_key_.code = "missing_key";
   missing_key_.message =
@@ -40,13 +60,61 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
   out_.resize(256);
 }
 
+stage_pipeline::~stage_pipeline() = default;
+stage_pipeline::stage_pipeline(stage_pipeline&&) noexcept = default;
+
+const diagnostic* stage_pipeline::learn_schema(std::uint32_t id, std::string_view writer_schema) {
+  if (!avro_) throw std::logic_error("stage_pipeline::learn_schema: the plan's source is not Avro");
+  if (avro_->writers.size() >= max_writer_schemas) avro_->writers.clear();
+  avro_source::writer& w = avro_->writers[id];
+  w.decoder.reset();
+  auto refuse = [&](const diagnostic& why) {
+    w.refusal = why;
+    w.refusal.phase = phase::record;
+    w.refusal.code = "schema_incompatible";
+    w.refusal.message =
+        "the writer schema " + std::to_string(id) + " " +
+        (why.code == "schema_incompatible" ? "cannot be read as the plan's: " + why.path + ": "
+                                           : "is not a valid Avro schema: " + why.path + ": ") +
+        why.message;
+    return &w.refusal;
+  };
+  auto parsed = plan::avro::parse_schema(writer_schema);
+  if (!parsed) return refuse(parsed.error());
+  auto decoder = avro_decoder::build(avro_->columns, avro_->reader, *parsed, avro_->wanted);
+  if (!decoder) return refuse(decoder.error());
+  w.decoder.emplace(std::move(*decoder));
+  return nullptr;
+}
+
+void stage_pipeline::unknown_schema(std::uint32_t id) {
+  if (!avro_) throw std::logic_error("stage_pipeline::unknown_schema: the plan's source is not Avro");
+  if (avro_->writers.size() >= max_writer_schemas) avro_->writers.clear();
+  avro_source::writer& w = avro_->writers[id];
+  w.decoder.reset();
+  w.refusal = diagnostic{};
+  w.refusal.phase = phase::record;
+  w.refusal.code = "unknown_schema_id";
+  w.refusal.message = "the value's writer schema id " + std::to_string(id) +
+                      " is not in the Schema Registry (was the record written against another registry?)";
+}
+
 step stage_pipeline::process(const record_metadata& meta, std::optional<std::string_view> value) {
   // Checked first: a keyless tombstone of an upsert deletes nothing either.
   if (upsert_ && !meta.key) return {outcome::invalid, {}, &missing_key_};
   // Predicates are not evaluated for a tombstone: there is no value.
   if (!value) return {forward_tombstones_ ? outcome::forward_tombstone : outcome::tombstone, {}, nullptr};
-  // decode refuses an empty value itself (empty_value): it is not a tombstone.
-  if (!decode(decode_, decode_state_, *value, row_, error_)) return {outcome::invalid, {}, &error_};
+  if (avro_) {
+    const std::optional<registry_frame> frame = read_registry_frame(*value, error_);
+    if (!frame) return {outcome::invalid, {}, &error_};
+    const auto w = avro_->writers.find(frame->schema_id);
+    if (w == avro_->writers.end()) return {outcome::needs_schema, {}, nullptr, frame->schema_id};
+    if (!w->second.decoder) return {outcome::invalid, {}, &w->second.refusal};
+    if (!w->second.decoder->decode(frame->body, row_, error_)) return {outcome::invalid, {}, &error_};
+  } else if (!decode(decode_, decode_state_, *value, row_, error_)) {
+    // decode refuses an empty value itself (empty_value): it is not a tombstone.
+    return {outcome::invalid, {}, &error_};
+  }
   if (reads_metadata() && !decode_metadata(decode_, meta, row_, error_))
     return {outcome::invalid, {}, &error_};
   // In a changelog, a row that no longer passes must leave the result: an

@@ -18,6 +18,8 @@
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +37,8 @@ enum class outcome {
   delete_key,         // changelog upsert: the predicate was false or unknown, so the key's row
                       //   leaves the result (a tombstone of its key)
   invalid,            // `error` says why (phase::record); the pipeline must stop here
+  needs_schema,       // an Avro source: the value's writer schema (`schema_id`) is not known yet;
+                      //   learn_schema (or unknown_schema) it and process the same record again
 };
 
 struct step {
@@ -43,12 +47,15 @@ struct step {
   std::string_view output;
   // Valid until the next call to process(); set only for outcome::invalid.
   const diagnostic* error = nullptr;
+  std::uint32_t schema_id = 0;  // outcome::needs_schema
 };
 
 class stage_pipeline {
  public:
   // `max_value_bytes` bounds each record value (see decode.hpp).
   explicit stage_pipeline(const plan::plan& p, std::size_t max_value_bytes = max_record_value_bytes);
+  ~stage_pipeline();
+  stage_pipeline(stage_pipeline&&) noexcept;
 
   // `value` is the record's value bytes, or nullopt for a tombstone. An empty
   // value (zero bytes) is not a tombstone: it is invalid. `meta` gives the
@@ -66,7 +73,24 @@ class stage_pipeline {
   // True if the plan has columns from the record's metadata.
   bool reads_metadata() const noexcept { return !decode_.metadata_columns().empty(); }
 
+  // An Avro source (plan::schema::avro): each value is framed with its
+  // writer schema's id (registry_frame.hpp), and a decoder is built once per
+  // id from that writer schema's text, resolved to the plan's pinned reader
+  // schema for what the plan reads. Until an id is learnt, a record that
+  // carries it is outcome::needs_schema (nothing else is done with it).
+  // learn_schema refuses a schema that does not parse or resolve: the
+  // refusal is kept, and every record with that id is invalid with it
+  // (schema_incompatible, naming the field). unknown_schema records that the
+  // registry has no schema with `id` (unknown_schema_id). At most
+  // max_writer_schemas ids are kept; learning one more forgets the others,
+  // which are fetched again when met.
+  bool reads_avro() const noexcept { return avro_ != nullptr; }
+  const diagnostic* learn_schema(std::uint32_t id, std::string_view writer_schema);
+  void unknown_schema(std::uint32_t id);
+  static constexpr std::size_t max_writer_schemas = 1000;
+
  private:
+  struct avro_source;
   decode_definition decode_;
   predicate_definition predicate_;
   project_definition project_;
@@ -78,6 +102,7 @@ class stage_pipeline {
   bool forward_tombstones_ = false;
   bool upsert_ = false;
   diagnostic missing_key_;
+  std::unique_ptr<avro_source> avro_;
 };
 
 }  // namespace streamt::operators
