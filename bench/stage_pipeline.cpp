@@ -18,6 +18,7 @@
 #include "bench/debezium_fields.hpp"
 #include "bench/order_fields.hpp"
 #include "operators/avro_decode.hpp"
+#include "operators/avro_encode.hpp"
 #include "operators/decode.hpp"
 #include "plan/avro_schema.hpp"
 #include "plan/plan.hpp"
@@ -202,20 +203,6 @@ constexpr const char* orders_avro_schema =
   {"name": "note", "type": ["null", "string"]},
   {"name": "flag", "type": ["null", "boolean"]}]})";
 
-void put_long(std::string& out, std::int64_t v) {
-  auto z = (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
-  while (z >= 0x80) {
-    out += static_cast<char>((z & 0x7F) | 0x80);
-    z >>= 7;
-  }
-  out += static_cast<char>(z);
-}
-
-void put_string(std::string& out, std::string_view s) {
-  put_long(out, static_cast<std::int64_t>(s.size()));
-  out += s;
-}
-
 // Each JSON order of `json` as the Avro body of orders_avro_schema.
 corpus as_avro(const corpus& json) {
   corpus c;
@@ -224,18 +211,18 @@ corpus as_avro(const corpus& json) {
   for (std::size_t i = 0; i < json.spans.size(); ++i) {
     const boost::json::object o = boost::json::parse(json.at(i)).as_object();
     const std::size_t start = c.bytes.size();
-    put_string(c.bytes, o.at("id").as_string());
-    put_long(c.bytes, o.at("amount").as_int64());
+    ops::append_avro_bytes(c.bytes, o.at("id").as_string());
+    ops::append_avro_long(c.bytes, o.at("amount").as_int64());
     if (o.at("note").is_null()) {
-      put_long(c.bytes, 0);
+      ops::append_avro_long(c.bytes, 0);
     } else {
-      put_long(c.bytes, 1);
-      put_string(c.bytes, o.at("note").as_string());
+      ops::append_avro_long(c.bytes, 1);
+      ops::append_avro_bytes(c.bytes, o.at("note").as_string());
     }
     if (o.at("flag").is_null()) {
-      put_long(c.bytes, 0);
+      ops::append_avro_long(c.bytes, 0);
     } else {
-      put_long(c.bytes, 1);
+      ops::append_avro_long(c.bytes, 1);
       c.bytes += static_cast<char>(o.at("flag").as_bool() ? 1 : 0);
     }
     c.spans.emplace_back(start, c.bytes.size() - start);

@@ -144,6 +144,25 @@ std::string default_json(const avro::schema& s, std::size_t t, const json::value
   return json::serialize(v);
 }
 
+// Microseconds since the epoch as milliseconds, rounded down (toward the
+// past), without overflowing at the int64 minimum.
+constexpr std::int64_t floor_millis(std::int64_t micros) noexcept {
+  return micros >= 0 ? micros / 1000 : -((-(micros + 1)) / 1000) - 1;
+}
+static_assert(floor_millis(-1) == -1 && floor_millis(1999) == 1 && floor_millis(-1000) == -1);
+
+// UTF-8, checked eight ASCII bytes at a time; the full check from the first
+// other byte.
+[[gnu::always_inline]] inline bool ascii_or_utf8(std::string_view s) {
+  std::size_t i = 0;
+  for (std::uint64_t w = 0; s.size() - i >= 8; i += 8) {
+    std::memcpy(&w, s.data() + i, 8);
+    if ((w & 0x8080808080808080ULL) != 0) break;
+  }
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  return i == s.size() || plan::first_invalid_utf8(s.substr(i)) == std::string_view::npos;
+}
+
 }  // namespace
 
 plan::avro::needs avro_needs(const plan::plan& p) {
@@ -290,21 +309,13 @@ class avro_walk {
     return true;
   }
   bool utf8(std::string_view s, std::string_view at) {
-    // ASCII eight bytes at a time; the full check from the first other byte.
-    std::size_t i = 0;
-    for (std::uint64_t w = 0; s.size() - i >= 8; i += 8) {
-      std::memcpy(&w, s.data() + i, 8);
-      if ((w & 0x8080808080808080ULL) != 0) break;
-    }
-    while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
-    if (i == s.size()) return true;
-    if (plan::first_invalid_utf8(s.substr(i)) != std::string_view::npos)
-      return fail("invalid_utf8", at, "a string is not UTF-8");
-    return true;
+    if (ascii_or_utf8(s)) return true;
+    return fail("invalid_utf8", at, "a string is not UTF-8");
   }
+
   bool millis(const avro::type& w, std::int64_t& v, std::string_view at) {
     if (!integer(w.kind, v, at)) return false;
-    if (w.logical == avro::logical_type::timestamp_micros) v = v >= 0 ? v / 1000 : -((-(v + 1)) / 1000) - 1;
+    if (w.logical == avro::logical_type::timestamp_micros) v = floor_millis(v);
     if (v < plan::min_timestamp_millis || v > plan::max_timestamp_millis)
       return fail("invalid_timestamp", at, "a time is outside the years 0001 to 9999");
     return true;
@@ -783,7 +794,7 @@ result<avro_decoder> avro_decoder::build(const plan::schema& plan_schema, const 
         case plan::column_type::timestamp:
           a.bigint = v.to_number<std::int64_t>();
           if (n.type == plan::column_type::timestamp && r.logical == avro::logical_type::timestamp_micros)
-            a.bigint = a.bigint >= 0 ? a.bigint / 1000 : -((-(a.bigint + 1)) / 1000) - 1;
+            a.bigint = floor_millis(a.bigint);
           break;
         case plan::column_type::double_:
           a.dbl = v.to_number<double>();
@@ -991,16 +1002,6 @@ namespace {
   return false;
 }
 
-[[gnu::always_inline]] inline bool ascii_or_utf8(std::string_view s) {
-  std::size_t i = 0;
-  for (std::uint64_t w = 0; s.size() - i >= 8; i += 8) {
-    std::memcpy(&w, s.data() + i, 8);
-    if ((w & 0x8080808080808080ULL) != 0) break;
-  }
-  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
-  return i == s.size() || plan::first_invalid_utf8(s.substr(i)) == std::string_view::npos;
-}
-
 }  // namespace
 
 bool avro_decoder::fast_decode(std::string_view body, row& out) const {
@@ -1035,7 +1036,7 @@ bool avro_decoder::fast_decode(std::string_view body, row& out) const {
       case fast_code::read_millis:
       case fast_code::read_micros:
         if (!fast_varint(p, end, v)) return false;
-        if (op.code == fast_code::read_micros) v = v >= 0 ? v / 1000 : -((-(v + 1)) / 1000) - 1;
+        if (op.code == fast_code::read_micros) v = floor_millis(v);
         if (v < plan::min_timestamp_millis || v > plan::max_timestamp_millis) return false;
         s.bigint = v;
         break;

@@ -17,7 +17,9 @@ void add(std::vector<avro_encode_definition::field>& out, std::size_t& slot, con
   out[at].skip_to = out.size();
 }
 
-void put_long(std::string& out, std::int64_t v) {
+}  // namespace
+
+void append_avro_long(std::string& out, std::int64_t v) {
   auto z = (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
   while (z >= 0x80) {
     out += static_cast<char>((z & 0x7F) | 0x80);
@@ -26,10 +28,12 @@ void put_long(std::string& out, std::int64_t v) {
   out += static_cast<char>(z);
 }
 
-void put_bytes(std::string& out, std::string_view b) {
-  put_long(out, static_cast<std::int64_t>(b.size()));
+void append_avro_bytes(std::string& out, std::string_view b) {
+  append_avro_long(out, static_cast<std::int64_t>(b.size()));
   out += b;
 }
+
+namespace {
 
 // The unscaled value as Avro's decimal bytes: two's complement, big-endian,
 // in as few bytes as keep its sign.
@@ -46,7 +50,7 @@ void put_decimal(std::string& out, plan::int128 v) {
     else
       break;
   }
-  put_bytes(out, std::string_view(bytes + first, static_cast<std::size_t>(16 - first)));
+  append_avro_bytes(out, std::string_view(bytes + first, static_cast<std::size_t>(16 - first)));
 }
 
 }  // namespace
@@ -75,7 +79,7 @@ std::string_view avro_encode(const avro_encode_definition& def, const row& r, st
     switch (f.type) {
       case plan::column_type::bigint:
       case plan::column_type::timestamp:
-        put_long(out, s.bigint);
+        append_avro_long(out, s.bigint);
         break;
       case plan::column_type::boolean:
         out += static_cast<char>(s.boolean ? 1 : 0);
@@ -89,7 +93,7 @@ std::string_view avro_encode(const avro_encode_definition& def, const row& r, st
       }
       case plan::column_type::string:
       case plan::column_type::json:
-        put_bytes(out, s.string);
+        append_avro_bytes(out, s.string);
         break;
       case plan::column_type::decimal:
         put_decimal(out, s.decimal);

@@ -39,6 +39,11 @@ class avro_encode_definition {
 // Writes the body into `out` (replacing its content) and returns it.
 std::string_view avro_encode(const avro_encode_definition& def, const row& r, std::string& out);
 
+// Avro's encodings of a long (zigzag varint) and of bytes or a string (its
+// length, then the bytes), appended to `out`.
+void append_avro_long(std::string& out, std::int64_t v);
+void append_avro_bytes(std::string& out, std::string_view b);
+
 // The five bytes that frame a body registered under `schema_id` (Confluent's
 // wire format: a zero byte and the id, big-endian), appended to `out`.
 void append_registry_frame(std::string& out, std::uint32_t schema_id);

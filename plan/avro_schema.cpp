@@ -4,6 +4,7 @@
 #include "plan/avro_schema.hpp"
 
 #include "plan/json_support.hpp"
+#include "plan/sql/keywords.hpp"
 #include "plan/strict_json.hpp"
 
 #include <boost/json/array.hpp>
@@ -97,15 +98,9 @@ std::optional<type_kind> primitive(std::string_view s) noexcept {
   return std::nullopt;
 }
 
-// [A-Za-z_][A-Za-z0-9_]*: a name's segment, a field name, an enum symbol.
-bool is_simple_name(std::string_view s) noexcept {
-  if (s.empty()) return false;
-  auto start = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
-  if (!start(s[0])) return false;
-  for (char c : s)
-    if (!start(c) && !(c >= '0' && c <= '9')) return false;
-  return true;
-}
+// A name's segment, a field name, an enum symbol: [A-Za-z_][A-Za-z0-9_]*,
+// the rule of an SQL identifier too.
+constexpr bool is_simple_name(std::string_view s) noexcept { return sql::is_identifier(s); }
 
 // Dot-separated simple names (a full name or a namespace).
 bool is_dotted_name(std::string_view s) noexcept {

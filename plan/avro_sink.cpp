@@ -4,6 +4,7 @@
 #include "plan/avro_sink.hpp"
 
 #include "plan/json_support.hpp"
+#include "plan/sql/keywords.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -14,14 +15,8 @@ namespace json = boost::json;
 
 namespace {
 
-bool is_avro_name(std::string_view s) {
-  if (s.empty()) return false;
-  auto start = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
-  if (!start(s[0])) return false;
-  for (char c : s)
-    if (!start(c) && !(c >= '0' && c <= '9')) return false;
-  return true;
-}
+// Avro's name rule is an SQL identifier's.
+constexpr bool is_avro_name(std::string_view s) noexcept { return sql::is_identifier(s); }
 
 std::string as_name(std::string_view s) {
   std::string out;

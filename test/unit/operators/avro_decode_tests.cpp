@@ -10,6 +10,7 @@
 #include "operators/avro_decode.hpp"
 #include "plan/avro_resolve.hpp"
 #include "plan/avro_schema.hpp"
+#include "test/unit/plan/case_files.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -33,32 +34,15 @@ using streamt::operators::row;
 
 namespace {
 
-std::filesystem::path cases_dir() { return std::filesystem::path(STREAMT_TEST_DATA_DIR) / "avro_resolution"; }
+std::filesystem::path cases_dir() { return streamt::test::data_dir("avro_resolution"); }
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<std::string> cases() {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(cases_dir()))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> cases() { return streamt::test::case_names("avro_resolution"); }
 
 std::map<std::string, std::string> sidecar(const std::string& name) {
-  std::map<std::string, std::string> fields;
-  std::istringstream in(read_file(cases_dir() / (name + ".expected")));
-  std::string line;
-  while (std::getline(in, line))
-    if (auto colon = line.find(": "); colon != std::string::npos)
-      fields[line.substr(0, colon)] = line.substr(colon + 2);
-  return fields;
+  return streamt::test::read_key_values("avro_resolution", name, ".expected");
 }
+
+using streamt::test::read_file;
 
 std::string unhex(const std::string& hex) {
   std::string out;
