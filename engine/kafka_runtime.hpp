@@ -24,6 +24,7 @@
 #include "engine/run_status.hpp"
 #include "engine/session/position_policy.hpp"
 #include "kafka/config.hpp"
+#include "kafka/registry/config.hpp"
 #include "plan/plan.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -116,6 +117,12 @@ struct run_options {
   // How often librdkafka reports its statistics to `metrics` (producer
   // statistics.interval.ms), unless the settings set that key themselves.
   std::chrono::milliseconds statistics_interval{15000};
+  // The Schema Registry an Avro source's writer schemas come from (and an
+  // Avro sink's schema is registered with): required by such a plan, which
+  // is refused at start (rejected_config) without it; ignored by others.
+  // Each schema id is asked for once per run; a registry that does not
+  // answer stalls the run at the record that needs it, up to stall_timeout.
+  std::optional<kafka::registry::config> schema_registry;
 };
 
 exit_code exit_code_of(run_status s) noexcept;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 namespace streamt::engine {
 
@@ -149,6 +150,7 @@ void metrics::run_started() {
   assigned_ = false;
   stopping_ = false;
   owned_ = 0;
+  registry_requests_base_ += std::exchange(registry_requests_run_, 0);
   // A restarted run takes its partitions anew; positions of partitions it
   // does not get back must not linger.
   partitions_.clear();
@@ -159,6 +161,12 @@ void metrics::run_ended() {
   std::lock_guard lock(mutex_);
   live_ = false;
   assigned_ = false;
+  if (registry_wait_since_) {
+    registry_waited_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - *registry_wait_since_).count();
+    registry_wait_since_.reset();
+    registry_wait_reason_.clear();
+  }
 }
 
 void metrics::assigned(std::size_t partitions_owned) {
@@ -177,6 +185,26 @@ void metrics::revoked(std::size_t partitions_owned,
 void metrics::stopping() {
   std::lock_guard lock(mutex_);
   stopping_ = true;
+}
+
+void metrics::registry_waiting(std::string reason) {
+  std::lock_guard lock(mutex_);
+  if (!registry_wait_since_) registry_wait_since_ = std::chrono::steady_clock::now();
+  registry_wait_reason_ = std::move(reason);
+}
+
+void metrics::registry_answered() {
+  std::lock_guard lock(mutex_);
+  if (!registry_wait_since_) return;
+  registry_waited_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - *registry_wait_since_).count();
+  registry_wait_since_.reset();
+  registry_wait_reason_.clear();
+}
+
+void metrics::registry_requests(std::uint64_t sent) {
+  std::lock_guard lock(mutex_);
+  registry_requests_run_ = sent;
 }
 
 void metrics::committed(const record_counts& records, std::chrono::steady_clock::duration took) {
@@ -251,6 +279,7 @@ metrics::readiness metrics::ready() const {
   if (!live_) return {false, "not running"};
   if (stopping_) return {false, "stopping"};
   if (!assigned_) return {false, "waiting for the group to assign partitions"};
+  if (registry_wait_since_) return {false, "waiting for the schema registry: " + registry_wait_reason_};
   std::string detail = std::to_string(owned_) + " partition(s) assigned";
   if (owned_ == 0) detail += " (more instances than partitions: standing by)";
   return {true, std::move(detail)};
@@ -292,8 +321,10 @@ std::string metrics::text(bool with_process) const {
            {{"version", std::string(version)}, {"librdkafka_version", kafka::library_version()}},
            std::uint64_t{1});
   x.single("streamt_running", "gauge", "1 while the engine runs (/healthz).", std::uint64_t{live_ ? 1u : 0u});
-  const bool is_ready = live_ && !stopping_ && assigned_;
-  x.single("streamt_ready", "gauge", "1 once partitions are assigned and until a stop begins (/readyz).",
+  const bool is_ready = live_ && !stopping_ && assigned_ && !registry_wait_since_;
+  x.single("streamt_ready", "gauge",
+           "1 once partitions are assigned and until a stop begins, except while the run waits for the "
+           "schema registry (/readyz).",
            std::uint64_t{is_ready ? 1u : 0u});
   x.single("streamt_assigned_partitions", "gauge", "Source partitions this instance owns.",
            std::uint64_t{owned_});
@@ -329,6 +360,19 @@ std::string metrics::text(bool with_process) const {
            "commit_transaction calls repeated after an unknown outcome.", commit_retries_);
   x.single("streamt_rewinds_total", "counter",
            "Times every owned partition was sought back to its committed offset after an abort.", rewinds_);
+  double waited = registry_waited_seconds_;
+  if (registry_wait_since_)
+    waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - *registry_wait_since_).count();
+  x.single("streamt_registry_waiting", "gauge",
+           "1 while the run waits for the schema registry to answer for a record's writer schema.",
+           std::uint64_t{registry_wait_since_ ? 1u : 0u});
+  x.single("streamt_registry_wait_seconds_total", "counter",
+           "Time the run spent waiting for the schema registry to answer (an outage: nothing after the "
+           "waiting record is produced meanwhile).",
+           waited);
+  x.single("streamt_registry_requests_total", "counter",
+           "Requests sent to the schema registry (one per writer schema id, plus a wait's retries).",
+           registry_requests_base_ + registry_requests_run_);
   x.single("streamt_restarts_total", "counter",
            "In-process restarts after a fatal producer error that a new producer gets past.", restarts_);
 

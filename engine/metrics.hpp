@@ -86,6 +86,14 @@ class metrics {
   void revoked(std::size_t partitions_owned, const std::vector<std::pair<std::string, std::int32_t>>& gone);
   // A stop was asked for: no longer ready (the open transaction finishes).
   void stopping();
+  // The run waits for the Schema Registry (an Avro record's writer schema):
+  // not ready, with `reason`, until registry_answered(); the wait's time is
+  // counted. Calling it again while waiting only updates the reason.
+  void registry_waiting(std::string reason);
+  void registry_answered();
+  // Requests sent to the Schema Registry so far in this run (its client's
+  // count: at most one per schema id, plus the retries of a wait).
+  void registry_requests(std::uint64_t sent);
 
   // A transaction committed, holding these records, after commit_transaction
   // took `took`.
@@ -165,6 +173,13 @@ class metrics {
   std::uint64_t commit_retries_ = 0;
   std::uint64_t rewinds_ = 0;
   std::uint64_t restarts_ = 0;
+  // The waits for the Schema Registry: the one under way, and the time the
+  // ended ones took.
+  std::optional<std::chrono::steady_clock::time_point> registry_wait_since_;
+  std::string registry_wait_reason_;
+  double registry_waited_seconds_ = 0;
+  std::uint64_t registry_requests_base_ = 0;  // earlier runs' (in-process restarts)
+  std::uint64_t registry_requests_run_ = 0;
   std::uint64_t latency_counts_[std::size(commit_latency_buckets) + 1] = {};  // last: +Inf
   double latency_sum_ = 0;
   std::optional<std::chrono::system_clock::time_point> last_commit_;

@@ -14,7 +14,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <span>
-#include <stdexcept>
 #include <utility>
 
 namespace streamt::engine::driver {
@@ -42,18 +41,8 @@ ss::config session_config(const plan::plan& p, const run_options& o) {
   c.start.claim_plans = o.claim_plans;
   c.start.changelog = p.schema.changelog;
   c.start.plan_version = p.version;
+  if (o.schema_registry) c.registry_backoff = o.schema_registry->backoff();
   return c;
-}
-
-// The run reads JSON sources only: an Avro source's writer schemas come
-// from a Schema Registry, which the session does not ask yet (issue 37).
-// The command line refuses such a plan first; an embedding gets this.
-const plan::plan& readable(const plan::plan& p) {
-  if (p.schema.avro)
-    throw std::invalid_argument(
-        "streamt::engine: the plan's source is Avro in the Confluent wire format; this version of the engine "
-        "does not run such plans yet");
-  return p;
 }
 
 }  // namespace
@@ -64,7 +53,7 @@ runtime::runtime(plan::plan p, run_options o, logger lg, transaction_sequence tx
       options_(std::move(o)),
       log_(std::move(lg)),
       txn_(std::move(txn)),
-      stages_(readable(plan_)),
+      stages_(plan_),
       session_(session_config(plan_, options_)),
       metrics_(options_.metrics) {}
 
@@ -151,6 +140,14 @@ asio::awaitable<void> runtime::loop() {
       case act::dead_letter:
         sink_->dead_letter(session_.batch().front(), *a.dead);
         a = session_.on(ss::dead_lettered{steady_clock::now()});
+        break;
+      case act::fetch_schema: {
+        auto op = fetch_schema(std::move(a));
+        a = co_await std::move(op);
+        break;
+      }
+      case act::learn_schema:
+        a = learn_schema(a);
         break;
       case act::flush: {
         // Every delivery report of the transaction, before its offsets go

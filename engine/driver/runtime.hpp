@@ -29,6 +29,7 @@
 #include "kafka/consumer.hpp"
 #include "kafka/plan_log.hpp"
 #include "kafka/producer.hpp"
+#include "kafka/registry/client.hpp"
 #include "operators/stage_pipeline.hpp"
 #include "plan/plan.hpp"
 
@@ -41,6 +42,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -77,6 +79,11 @@ class runtime {
   asio::awaitable<ss::action> retry_after(ss::action a);
   ss::action give_up(const ss::action& a);
   asio::awaitable<void> close(ss::action a);
+  // ---- schemas.cpp
+  std::optional<std::string> make_registry_client();
+  asio::awaitable<ss::action> fetch_schema(ss::action a);
+  ss::action learn_schema(const ss::action& a);
+  void report_registry_wait();
   bool stop_news() const noexcept;
   bool stop_asked() const noexcept;
 
@@ -145,6 +152,10 @@ class runtime {
   // The plan log's calls, on a thread of their own (start-up only; its
   // topic is created through the consumer's handle, so it goes first).
   std::unique_ptr<kafka::plan_log_client> plan_log_;
+  // The Schema Registry's client, for a plan that reads Avro (schemas.cpp).
+  std::unique_ptr<kafka::registry::client> registry_;
+  // The backoff's spread between instances that failed together.
+  std::minstd_rand jitter_{std::random_device{}()};
   std::optional<kafka_sink> sink_;
   std::shared_ptr<metrics> metrics_;
   // The last poll's batch: its records (views_ point into it) until the

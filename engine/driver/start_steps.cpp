@@ -63,6 +63,10 @@ ss::prepared runtime::prepare() {
   if (!options_.lineage_header.empty())
     if (std::optional<header_name_problem> bad = lineage_header_name_problem(options_.lineage_header))
       return refused(ss::start_refusal::settings, "--lineage-header: " + bad->message);
+  // The Schema Registry's settings are checked (its TLS files loaded)
+  // before the state directory is touched, like the Kafka clients' own.
+  if (std::optional<std::string> e = make_registry_client())
+    return refused(ss::start_refusal::settings, std::move(*e));
   result<state_dir> dir = state_dir::open(options_.state_dir);
   if (!dir) return refused(ss::start_refusal::state_dir, dir.error().message);
   state_.emplace(std::move(*dir));

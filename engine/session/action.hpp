@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -46,6 +47,10 @@ enum class act {
   produce,       // process the first `take` records of the batch → batch_produced
   dead_letter,   // produce the batch's first record, unchanged, to the dead-letter topic with
                  //   `dead` as its reason → dead_lettered
+  fetch_schema,  // ask the Schema Registry for writer schema `schema_id` (the batch's first record
+                 //   is written with it) → schema_answered
+  learn_schema,  // give the stages writer schema `schema_id`: `schema_text`, or, when not
+                 //   `schema_known`, the registry's word that it has no such id → schema_learnt
   flush,         // wait for every delivery report → flushed
   send_offsets,  // send_offsets_to_transaction(ledger().pending()) → offsets_sent
   commit,        // commit_transaction for at most `slice` → commit_returned
@@ -71,6 +76,9 @@ struct action {
   std::vector<partition_id> partitions;        // give_up, close, rewind (the owned ones)
   bool leave_group = false;                    // close
   std::optional<invalid_record> dead;          // dead_letter: why the record is invalid
+  std::uint32_t schema_id = 0;                 // fetch_schema, learn_schema
+  std::string schema_text;                     // learn_schema: the writer schema, as the registry has it
+  bool schema_known = true;                    // learn_schema: false when the registry has no such id
   std::string topic;                           // create_plan_log, read_plan_log, append_claim
   bool must_exist = false;                     // read_plan_log
   std::string claim;                           // append_claim: the claim record's value

@@ -41,6 +41,10 @@ std::string_view to_string(act a) noexcept {
       return "produce";
     case act::dead_letter:
       return "dead_letter";
+    case act::fetch_schema:
+      return "fetch_schema";
+    case act::learn_schema:
+      return "learn_schema";
     case act::flush:
       return "flush";
     case act::send_offsets:
@@ -129,8 +133,11 @@ action run_session::handle(const began& e) {
 action run_session::handle(const batch_produced& e) {
   batch_result r = e.result;
   txn_counts_ += e.counts;
-  const bool refused_dead_letter = refused_ && !r.invalid && refused_dead_letter_;
-  if (refused_ && !r.invalid) r.invalid = std::move(refused_);
+  // A record that waits for its writer schema stopped the batch before any
+  // refused record was reached: the next produce finds that one again.
+  const bool reached_refused = refused_ && !r.invalid && !r.needs_schema;
+  const bool refused_dead_letter = reached_refused && refused_dead_letter_;
+  if (reached_refused) r.invalid = std::move(refused_);
   refused_.reset();
   refused_dead_letter_ = false;
   ledger_.handed_over(batch_, r.handled);
@@ -142,6 +149,12 @@ action run_session::handle(const batch_produced& e) {
     note_refusal(*failed);
     std::string warning = "producing failed: " + failed->message + "; aborting the transaction";
     return follow(machine_.step(commit::delivery_failed{std::move(*failed)}), std::move(warning));
+  }
+  if (r.needs_schema && !rest.empty()) {
+    // The record at the head of the rest is written with a schema the
+    // stages have not learnt: ask the registry, then take the rest up again.
+    batch_ = rest;
+    return fetch_schema(*r.needs_schema);
   }
   if (r.invalid && !config_.dead_letter_topic.empty() && !refused_dead_letter && !rest.empty()) {
     // Dead-lettered in this transaction, then the rest of the batch: the
@@ -320,6 +333,7 @@ action run_session::handle(const rewound& e) {
 
 action run_session::handle(const retry_elapsed&) {
   if (!running_) return from_start(start_.waited());  // a pause between two topic lists
+  if (std::exchange(schema_retry_due_, false) && schema_fetch_) return fetch_schema(schema_fetch_->id);
   return follow(machine_.step(commit::retry_elapsed{}));
 }
 
@@ -379,6 +393,9 @@ action run_session::follow(commit::next_action a, std::string warning) {
         next.partitions = *revoking_;
         return emit(std::move(next));
       }
+      // Committed what came before a record that waits for the registry:
+      // wait, then ask again (session_schemas.cpp).
+      if (schema_fetch_ && !batch_.empty()) return retry_schema(std::move(next.warning));
       return poll_or_commit(std::move(next.warning));
     case commit::action::begin:
       next.kind = act::begin;
@@ -471,6 +488,11 @@ action run_session::follow(commit::next_action a, std::string warning) {
 // Every owned partition back to its committed offset: nothing is pending.
 action run_session::rewind(std::string warning) {
   forget_transaction();
+  // The records in hand are read again from the committed offsets, and a
+  // schema one of them waited for is asked for again when it comes back.
+  batch_ = {};
+  schema_fetch_.reset();
+  schema_retry_due_ = false;
   action a;
   a.kind = act::rewind;
   a.partitions.assign(ledger_.owned().begin(), ledger_.owned().end());

@@ -54,6 +54,7 @@
 #include "engine/session/sink_tracker.hpp"
 #include "engine/session/start_up.hpp"
 #include "engine/session/stop_policy.hpp"
+#include "kafka/registry/backoff.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -119,6 +120,11 @@ struct config {
   // full of bad records must not flood the log.
   std::chrono::milliseconds dead_letter_log_interval{1000};
   commit::policy commit_policy;
+  // How long a wait for the Schema Registry pauses between attempts
+  // (kafka/registry/backoff.hpp; --registry-config's
+  // streamt.registry.backoff.*). The wait as a whole is bounded by
+  // stall_timeout, as a wait for the brokers is.
+  kafka::registry::backoff_policy registry_backoff{};
   // How the run starts (start_up.hpp); the names above are copied into it.
   start_config start;
 };
@@ -183,6 +189,29 @@ struct retry_elapsed {};
 struct dead_lettered {
   clock::time_point now;
 };
+// The registry's answer to fetch_schema, as kafka/registry classified it
+// (failure.hpp's verdicts): the session decides what each means for the
+// record that waits for it.
+enum class schema_answer {
+  found,          // `text` is the writer schema
+  unknown_id,     // the registry has no schema with that id: the record's fault (unknown_schema_id)
+  unavailable,    // unreachable, timing out or 5xx: nobody's fault but the registry's; wait
+  misconfigured,  // refused our credentials or TLS, or is no registry at that URL: exit 78
+  cancelled,      // a stop cut the request short
+};
+struct schema_answered {
+  std::uint32_t id = 0;
+  schema_answer answer = schema_answer::found;
+  std::string text;     // found: the writer schema
+  std::string message;  // otherwise: what failed, naming the registry (never a credential)
+  clock::time_point now{};
+  // A number in [0, 1) from the driver's random source, for the backoff's
+  // spread (kafka::registry::backoff_delay).
+  double jitter = 0.0;
+};
+// The learn_schema action's schema is in the stages: the batch in hand is
+// taken up again at the record that waited for it.
+struct schema_learnt {};
 struct revoked {
   std::vector<partition_id> partitions;
   bool lost = false;  // another member may own them already
@@ -232,7 +261,8 @@ struct assignment_refused {
 using event = std::variant<starting, prepared, topics_listed, steps_done, state_committed, subscribed,
                            started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
                            offsets_sent, commit_returned, abort_returned, rewound, retry_elapsed, revoked,
-                           given_up, assigned, run_failed, client_failed, assignment_refused, dead_lettered>;
+                           given_up, assigned, run_failed, client_failed, assignment_refused, dead_lettered,
+                           schema_answered, schema_learnt>;
 
 // ---- actions ---------------------------------------------------------------
 
@@ -242,6 +272,15 @@ struct progress : run_counters {
   // Records the consumer handed over that were not this process's to
   // process (offset_ledger::current), dropped unprocessed.
   std::uint64_t stale_dropped = 0;
+};
+
+// A wait for the Schema Registry under way: the record at the head of the
+// batch in hand needs writer schema `schema_id`, and the registry has not
+// answered since `since`.
+struct registry_wait {
+  std::uint32_t schema_id = 0;
+  clock::time_point since{};
+  std::string reason;  // the last attempt's failure
 };
 
 // The start-up's settings, from the session's (the names, the stall timeout).
@@ -275,6 +314,10 @@ class run_session {
   // The records in hand, as the produce action means them: the last
   // records_arrived batch less those offset_ledger::current dropped.
   std::span<const record_view> batch() const noexcept { return batch_; }
+  // Whether the run waits for the Schema Registry (for /readyz and the
+  // wait's metric): from the first failed attempt until the schema came or
+  // the run ended.
+  std::optional<registry_wait> waiting_for_registry() const;
   // For the notes: the producer adapter announces each record and its
   // immediate refusals, the delivery-report coroutine its reports.
   sink_tracker& sink() noexcept { return sink_; }
@@ -326,6 +369,8 @@ class run_session {
   action handle(const client_failed&);
   action handle(const assignment_refused&);
   action handle(const dead_lettered&);
+  action handle(const schema_answered&);
+  action handle(const schema_learnt&);
 
   // The machine's answer, as the driver's next action.
   action follow(commit::next_action a, std::string warning = {});
@@ -388,6 +433,22 @@ class run_session {
   // transaction the brokers will refuse every time.
   std::string not_authorised_;
   void note_refusal(const failure& e);
+  // Waits for writer schemas (session_schemas.cpp).
+  action fetch_schema(std::uint32_t id);
+  action retry_schema(std::string warning);
+  action end_run_at(ending e, std::string warning);
+  std::string waiting_record() const;
+  struct schema_fetch {
+    std::uint32_t id = 0;
+    std::optional<clock::time_point> failing_since;  // the first failed attempt's answer
+    unsigned failures = 0;
+    std::string last;                    // the last failure's message
+    std::chrono::milliseconds delay{0};  // before the next attempt
+  };
+  // The schema the batch in hand waits for, from the fetch until learnt.
+  std::optional<schema_fetch> schema_fetch_;
+  // The retry_after in hand is the wait before fetching again.
+  bool schema_retry_due_ = false;
   action close_refused(std::string warning);
   void forget_transaction();
   // Finding a record the sink refused without saying which (narrow()):

@@ -270,6 +270,31 @@ std::variant<kafka_access, int> read_kafka_access(std::string_view command, cons
   return k;
 }
 
+std::optional<int> read_registry_settings(std::string_view command, const arguments& a,
+                                          std::optional<kafka::registry::config>& out) {
+  const std::optional<std::string> url = a.get("--schema-registry");
+  const std::optional<std::string> file = a.get("--registry-config");
+  if (!url) {
+    if (file) return usage_error(command, "--registry-config needs --schema-registry URL");
+    return std::nullopt;
+  }
+  std::string text;
+  if (file) {
+    result<std::string> read = read_input(*file, operator_file_read_limit);
+    if (!read) return usage_error(command, "--registry-config: " + read.error().message);
+    text = std::move(*read);
+  }
+  kafka::registry::config_result<kafka::registry::config> c =
+      kafka::registry::parse_config(*url, text, file ? std::string_view(*file) : "--registry-config");
+  if (!c) {
+    const int code = engine::to_int(engine::exit_code::config);
+    say_error(command, c.error().message, code);
+    return code;
+  }
+  out = std::move(*c);
+  return std::nullopt;
+}
+
 std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out) {
   if (auto file = a.get("--config")) {
     // Read like a plan: a directory, a device or a file over the bound is

@@ -8,6 +8,7 @@
 
 #include "engine/exit_codes.hpp"
 #include "kafka/config.hpp"
+#include "kafka/registry/config.hpp"
 #include "kafka/topic_partition.hpp"
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
@@ -112,6 +113,13 @@ std::optional<std::string> bootstrap_servers_error(const std::string& servers);
 // written inline on the command line. On failure prints why and returns the
 // exit code (2 for a malformed -X, 78 for a file or key refused).
 std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out);
+// --schema-registry URL and --registry-config FILE (kafka/registry/config.hpp):
+// the settings into `out` when the URL is given; the exit code of a usage
+// error (2: the file cannot be read, --registry-config without a URL) or
+// a refused setting (78: the message names the file's line:column, never a
+// secret).
+std::optional<int> read_registry_settings(std::string_view command, const arguments& a,
+                                          std::optional<kafka::registry::config>& out);
 
 // `s` as a whole number within [min, max]; anything else (a sign where none
 // fits, a fraction, a unit, digits past the range) is nullopt, never

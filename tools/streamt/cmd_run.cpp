@@ -118,9 +118,14 @@ std::string help() {
          ");\n"
          "                                once partitions are taken, up to --stall-timeout-ms\n"
          "  --stall-timeout-ms N          how long a running engine waits for one answer from its\n"
-         "                                brokers before it exits 69/75 for a restart (default " +
+         "                                brokers (or its schema registry) before it exits 69/75 for\n"
+         "                                a restart (default " +
          n(defaults.stall_timeout.count()) + "; " + range_of(stall_timeout_range) +
          ")\n"
+         "  --schema-registry URL         the Schema Registry of an Avro plan's writer schemas\n"
+         "                                (http[s]://host[:port][/prefix]; one request per schema id)\n"
+         "  --registry-config FILE        its client settings in Java properties syntax (basic auth,\n"
+         "                                TLS files, timeouts: the Confluent clients' keys)\n"
          "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
          "                                (port 0: any free port, logged at start)\n"
          "  --metrics-file PATH           the metrics, written durably at start and at exit with the\n"
@@ -139,10 +144,12 @@ std::string help() {
          "\n"
          "exit codes: 0 clean stop; 1 invalid plan or digest mismatch; 2 usage;\n"
          "            65 invalid record (everything before it committed, nothing after it visible);\n"
-         "            69 brokers unreachable at start, topic missing or transactions refused;\n"
+         "            69 brokers unreachable at start, topic missing or transactions refused,\n"
+         "               the schema registry not answering past --stall-timeout-ms;\n"
          "            73 state directory locked or unusable; 75 fenced or fatal client error;\n"
          "            78 refused setting or unresolvable ${env:}/${file:}, changed identity or output,\n"
-         "               offset out of range, --metrics-address taken\n";
+         "               offset out of range, --metrics-address taken, the schema registry\n"
+         "               refusing the credentials or TLS\n";
 }
 
 // The value of NAME in NAMES, if it is one of them.
@@ -190,13 +197,14 @@ int cmd_run(std::span<char* const> args) {
   // transaction). Every thread (librdkafka's, the pools') inherits the mask,
   // so the signal always reaches this one.
   // A usage error or --help returns with them still blocked: main() exits.
-  option_spec spec{{"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
-                    "--max-records-per-transaction", "--reset-offsets", "--expect-digest",
-                    "--stop-timeout-ms", "--connect-timeout-ms", "--stall-timeout-ms", "--log-level",
-                    "--log-format", "--metrics-address", "--metrics-file", "--lineage-header"},
-                   {"--help", "--allow-output-change", "--static-membership"},
-                   {"-X"},
-                   {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
+  option_spec spec{
+      {"--bootstrap-servers", "--state-dir", "-X", "--config", "--commit-interval-ms",
+       "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
+       "--connect-timeout-ms", "--stall-timeout-ms", "--log-level", "--log-format", "--metrics-address",
+       "--metrics-file", "--lineage-header", "--schema-registry", "--registry-config"},
+      {"--help", "--allow-output-change", "--static-membership"},
+      {"-X"},
+      {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   // Every line follows --log-format, the first (a usage error among them):
   // so it is looked up before anything could be refused. A value that is
   // no format leaves the lines plain, and is refused below.
@@ -268,7 +276,11 @@ int cmd_run(std::span<char* const> args) {
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("run", a.positionals[0], code);
   if (!p) return engine::to_int(code);
-  if (auto refused = refuse_unreadable_source("run", *p)) return *refused;
+  if (std::optional<int> failed = read_registry_settings("run", a, options.schema_registry)) return *failed;
+  if (p->schema.avro && !options.schema_registry)
+    return usage_error("run",
+                       "the plan's source is Avro in the Confluent wire format: give --schema-registry URL, "
+                       "the Schema Registry its writer schemas come from");
   if (auto expected = a.get("--expect-digest"); expected && *expected != plan::digest(*p)) {
     const int code = engine::to_int(engine::exit_code::rejected);
     say_error("run",

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+// The Schema Registry's side of a run that reads Avro: the client, made at
+// start-up, and the two actions the session asks of it (fetch a writer
+// schema by id; give it to the stages). What a failed fetch means for the
+// run is the session's (engine/session/session_schemas.cpp): here a failure
+// is only translated, once, from kafka/registry's verdict to the session's
+// answer.
+
+#include "engine/driver/runtime.hpp"
+
+#include <string>
+#include <utility>
+
+namespace streamt::engine::driver {
+
+namespace {
+
+namespace reg = kafka::registry;
+
+ss::schema_answer answer_of(const reg::failure& f) noexcept {
+  switch (f.verdict()) {
+    case reg::verdict::retry:
+      return ss::schema_answer::unavailable;
+    case reg::verdict::record:
+      return ss::schema_answer::unknown_id;
+    case reg::verdict::stop:
+      return ss::schema_answer::cancelled;
+    case reg::verdict::settings:
+    case reg::verdict::refused:  // a by-id lookup asks for nothing a registry may refuse
+      return ss::schema_answer::misconfigured;
+  }
+  return ss::schema_answer::misconfigured;
+}
+
+}  // namespace
+
+// At start-up (prepare): the client for a plan that reads Avro; the reason
+// the run cannot start, if it cannot. No request is sent yet.
+std::optional<std::string> runtime::make_registry_client() {
+  if (!stages_.reads_avro()) return std::nullopt;
+  if (!options_.schema_registry)
+    return "the plan's source is Avro in the Confluent wire format, whose writer schemas come from a Schema "
+           "Registry: give its address (streamt run --schema-registry URL; run_options::schema_registry)";
+  reg::result<std::unique_ptr<reg::client>> c = reg::client::make(ex_, *options_.schema_registry);
+  if (!c) return c.error().message;
+  registry_ = std::move(*c);
+  STREAMT_LOG(log_, info) << "schema registry: " << options_.schema_registry->to_string();
+  return std::nullopt;
+}
+
+asio::awaitable<ss::action> runtime::fetch_schema(ss::action a) {
+  auto op = registry_->schema_by_id(a.schema_id);
+  reg::result<reg::schema> s = co_await std::move(op);
+  metrics_->registry_requests(registry_->stats().requests);
+  ss::schema_answered e;
+  e.id = a.schema_id;
+  e.now = steady_clock::now();
+  e.jitter = std::uniform_real_distribution<double>(0.0, 1.0)(jitter_);
+  if (!s) {
+    e.answer = answer_of(s.error());
+    e.message = s.error().message;
+  } else {
+    // A JSON Schema or Protobuf schema under an Avro record's id does not
+    // parse as Avro: the stages refuse it for that id (schema_incompatible).
+    e.answer = ss::schema_answer::found;
+    e.text = std::move(s->text);
+  }
+  ss::action next = session_.on(std::move(e));
+  report_registry_wait();
+  co_return next;
+}
+
+ss::action runtime::learn_schema(const ss::action& a) {
+  if (!a.schema_known) {
+    stages_.unknown_schema(a.schema_id);
+  } else if (const diagnostic* refused = stages_.learn_schema(a.schema_id, a.schema_text)) {
+    // Kept by the stages for the id: each record written with it is invalid
+    // for this reason (failed or dead-lettered as the plan says).
+    STREAMT_LOG(log_, warning) << "writer schema id " << a.schema_id
+                               << " cannot be read with the plan's schema: " << refused->message;
+  }
+  ss::action next = session_.on(ss::schema_learnt{});
+  report_registry_wait();
+  return next;
+}
+
+void runtime::report_registry_wait() {
+  if (std::optional<ss::registry_wait> w = session_.waiting_for_registry())
+    metrics_->registry_waiting("writer schema id " + std::to_string(w->schema_id) + ": " + w->reason);
+  else
+    metrics_->registry_answered();
+}
+
+}  // namespace streamt::engine::driver
