@@ -10,6 +10,8 @@
 #   v3  amount removed (the plan reads it, and the reader's has no default);
 #       the subject's compatibility set to NONE first, so the registry takes it
 #   v4  amount a union of long and string (resolves partly)
+# and a subject of JSON Schema, a --registry-config file, and a URL without
+# the API's path (78).
 # The plan is compiled from the registry's latest (v1) and pins the subject
 # and the version, not the registry's address; check passes with v1 and v2,
 # and once v3 is registered exits 1 naming version 3 and the field amount.
@@ -134,6 +136,31 @@ check_has "... and counting both" "(1 not, 1 partly)" "$out"
 streamt "${compile[@]}" --schema-version 3
 check_eq "compile from v3 (without amount) exits 1" 1 "$rc"
 check_has "... naming the column" "unknown column 'amount'" "$err"
+
+# --registry-config is read: credentials (this registry asks for none, and
+# takes them) and a request timeout; the password is printed nowhere.
+printf '%s\n' basic.auth.credentials.source=USER_INFO basic.auth.user.info=alice:pa55word-x7 \
+  streamt.registry.request.timeout.ms=20000 >"$work/registry.properties"
+streamt check "$work/plan.json" --schema-registry "$url" --registry-config "$work/registry.properties"
+check_eq "check with --registry-config reaches the registry (exit 1 for v3, v4)" 1 "$rc"
+check_has "... and lists the versions" "version 4 (id $id4)" "$out"
+[[ "$out$err" != *pa55word-x7* ]] || fail "the password is in check's output"
+checks=$((checks + 1))
+echo "ok: ... and prints no password"
+
+# A subject whose schema is JSON Schema, not Avro: compile refuses it, and
+# check says so of its version.
+json_subject="$topic-json-value"
+body=$(python3 -c 'import json; print(json.dumps({"schemaType": "JSON",
+  "schema": json.dumps({"type": "object", "properties": {"id": {"type": "string"}}})}))')
+curl -fsS --max-time 30 -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' \
+  --data "$body" "$url/subjects/$json_subject/versions" >/dev/null
+streamt "${compile[@]}" --subject "$json_subject"
+check_eq "compile from a subject of JSON Schema exits 1" 1 "$rc"
+check_has "... saying what the schema is" "version 1: the schema is JSON; streamt reads Avro" "$err"
+streamt check "$work/plan.json" --schema-registry "$url" --subject "$json_subject"
+check_eq "check against a subject of JSON Schema exits 1" 1 "$rc"
+check_has "... saying so of its version" "): does not resolve: the schema is JSON, not Avro" "$out"
 
 # The URL without the compatibility API's path: a 404 without a registry
 # code is the settings' fault.
