@@ -200,6 +200,80 @@ BOOST_AUTO_TEST_CASE(a_comparison_on_an_avro_array_names_the_avro_type_kept_as_j
   BOOST_TEST(contains(r.err, "its Avro type, array, is kept as JSON"));
 }
 
+// A loopback port nothing listens on: bound, then released.
+unsigned short closed_port() {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  const unsigned short port = a.local_endpoint().port();
+  a.close();
+  return port;
+}
+
+BOOST_AUTO_TEST_CASE(compile_from_a_registry_that_is_down_exits_69_naming_it_without_credentials) {
+  const std::string port = std::to_string(closed_port());
+  process_result r = run_streamt({"compile", "--schema-registry", "http://alice:pa55word@127.0.0.1:" + port,
+                                  "--application-id", "a", "--sink-topic", "b"},
+                                 "SELECT id FROM orders");
+  BOOST_TEST(r.exit_code == 69, r.err);
+  BOOST_TEST(contains(r.err, "schema registry http://127.0.0.1:" + port), r.err);
+  BOOST_TEST(contains(r.err, "subject 'orders-value'"), r.err);
+  BOOST_TEST(!contains(r.err, "pa55word"), r.err);
+  BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(compile_takes_its_schema_from_a_file_or_a_registry_not_both) {
+  process_result both =
+      run_streamt({"compile", "--schema", schema, "--schema-registry", "http://127.0.0.1:1",
+                   "--application-id", "a", "--sink-topic", "b", examples + "big_orders.sql"});
+  BOOST_TEST(both.exit_code == 2);
+  BOOST_TEST(contains(both.err, "give one"));
+  process_result neither =
+      run_streamt({"compile", "--application-id", "a", "--sink-topic", "b", examples + "big_orders.sql"});
+  BOOST_TEST(neither.exit_code == 2);
+  BOOST_TEST(contains(neither.err, "missing --schema (or --schema-registry)"));
+  process_result version_alone =
+      run_streamt({"compile", "--schema", schema, "--schema-version", "2", "--application-id", "a",
+                   "--sink-topic", "b", examples + "big_orders.sql"});
+  BOOST_TEST(version_alone.exit_code == 2);
+  BOOST_TEST(contains(version_alone.err, "--schema-version is used only with --schema-registry URL"));
+}
+
+BOOST_AUTO_TEST_CASE(compile_from_a_registry_reports_a_query_that_does_not_parse_without_asking_it) {
+  // Port 1: were it asked, the answer would be 69, not the query's 1.
+  process_result r = run_streamt(
+      {"compile", "--schema-registry", "http://127.0.0.1:1", "--application-id", "a", "--sink-topic", "b"},
+      "SELECT id FROM");
+  BOOST_TEST(r.exit_code == 1, r.err);
+  BOOST_TEST(contains(r.err, "<stdin>:1:"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(check_against_a_registry_needs_a_plan_with_an_avro_source) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"check", plan, "--schema-registry", "http://127.0.0.1:1"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "source is JSON"), r.err);
+  BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(check_against_a_registry_that_is_down_exits_69_after_the_plans_identity) {
+  temp_dir dir;
+  const std::string avro = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/avro/";
+  const std::string plan = dir.file("plan.json");
+  process_result compiled =
+      run_streamt({"compile", "--schema", avro + "payments.avsc", "--source-topic", "shop.public.payments",
+                   "--application-id", "payments-big", "--sink-topic", "big-payments", "--output", plan,
+                   avro + "big_payments.sql"});
+  BOOST_TEST_REQUIRE(compiled.exit_code == 0, compiled.err);
+  const std::string port = std::to_string(closed_port());
+  process_result r = run_streamt({"check", plan, "--schema-registry", "http://127.0.0.1:" + port});
+  BOOST_TEST(r.exit_code == 69, r.err);
+  BOOST_TEST(contains(r.out, "digest:"));
+  // A plan compiled from a file names no subject: the topic's value subject.
+  BOOST_TEST(contains(r.err, "subject 'shop.public.payments-value'"), r.err);
+  BOOST_TEST(contains(r.err, "schema registry http://127.0.0.1:" + port), r.err);
+}
+
 BOOST_AUTO_TEST_CASE(source_topic_belongs_to_an_avro_schema_only) {
   process_result r = run_streamt({"compile", "--schema", schema, "--source-topic", "x", "--application-id",
                                   "a", "--sink-topic", "b", examples + "big_orders.sql"});

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
-// streamt compile: SQL + schema → plan v1 (contract §3).
+// streamt compile: SQL + schema → plan (contract §3); the schema from a file or,
+// for an Avro source, from a Schema Registry.
 
 #include "plan/plan_json.hpp"
 #include "plan/schema_file.hpp"
 #include "plan/sql/compile.hpp"
 #include "plan/sql/parser.hpp"
 #include "tools/streamt/cli.hpp"
+#include "tools/streamt/registry_cli.hpp"
 
 #include <unistd.h>
 
 #include <boost/json/parse.hpp>
 
 #include <iostream>
+#include <limits>
+#include <variant>
 
 namespace streamt::cli {
 
@@ -23,6 +27,9 @@ constexpr std::string_view help =
     "                       [--source-topic TOPIC]\n"
     "                       [--on-invalid fail|dead-letter --dead-letter-topic TOPIC]\n"
     "                       [--supersedes OLD_PLAN] [--output FILE] [SQL_FILE | -]\n"
+    "       streamt compile --schema-registry URL [--registry-config FILE]\n"
+    "                       [--subject SUBJECT] [--schema-version N]\n"
+    "                       --application-id ID --sink-topic TOPIC [...as above]\n"
     "\n"
     "Compile one SELECT statement of the streamt SQL subset against an explicit\n"
     "source schema into a plan (JSON), written to stdout or atomically to --output.\n"
@@ -33,6 +40,15 @@ constexpr std::string_view help =
     "                         the Confluent wire format: its fields are the columns,\n"
     "                         the FROM name is the source, and the topic is the FROM\n"
     "                         name or --source-topic\n"
+    "  --schema-registry URL  instead of --schema: take the Avro schema from this\n"
+    "                         Schema Registry (its Confluent-compatible API, e.g.\n"
+    "                         http://host:8080/apis/ccompat/v7): the subject\n"
+    "                         TOPIC-value, its latest version; the plan pins the\n"
+    "                         schema, the subject and the version, not the URL\n"
+    "  --registry-config FILE the registry's settings (Java properties: basic auth,\n"
+    "                         TLS files, the request timeout)\n"
+    "  --subject SUBJECT      the registry subject, if not TOPIC-value\n"
+    "  --schema-version N     the subject's version N instead of its latest\n"
     "  --source-topic TOPIC   with an Avro schema: the topic, if not the FROM name\n"
     "  --application-id ID    consumer group id and transactional id prefix\n"
     "  --sink-topic TOPIC     the topic results are written to\n"
@@ -47,8 +63,12 @@ constexpr std::string_view help =
     "                         tell an update from an unrelated plan\n"
     "  --output FILE          write the plan here instead of stdout\n"
     "\n"
-    "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written); 2 usage;\n"
-    "            73 --output not writable; 74 standard output not writable\n";
+    "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written), or\n"
+    "            the registry has no such subject or version; 2 usage;\n"
+    "            69 the registry unreachable, timed out or failing (5xx);\n"
+    "            73 --output not writable; 74 standard output not writable;\n"
+    "            78 the registry refused the settings (credentials, TLS, URL) or\n"
+    "            a --registry-config setting is refused\n";
 // An Avro schema file is a JSON object with a "type" member (a streamt
 // schema file has none); anything else is left to load_schema's messages.
 bool is_avro_schema(std::string_view text) {
@@ -65,56 +85,83 @@ std::string from_name(std::string_view sql) {
   return q ? q->source.name : std::string();
 }
 
+// The source schema taken from the registry: `subject` (the topic's value
+// subject unless --subject) at --schema-version or the latest. The plan
+// pins what was read, and the version it was (the latest's number too), so
+// that a version registered later changes nothing the plan reads. On
+// failure prints why and returns the exit code.
+std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags, const std::string& from,
+                                                     const std::string& topic) {
+  auto settings = read_registry_config("compile", flags);
+  if (const int* code = std::get_if<int>(&settings)) return *code;
+  const std::string subject = flags.subject.value_or(value_subject(topic));
+  const std::string context = "the source schema from the registry (subject '" + subject + "')";
+  auto session = registry_session::open(std::move(std::get<kafka::registry::config>(settings)));
+  if (!session) return report_registry_failure("compile", context, session.error(), subject, flags.version);
+  auto got = (*session)->subject_version(subject, flags.version);
+  if (!got) {
+    const int code = report_registry_failure("compile", context, got.error(), subject, flags.version);
+    // A version that does not exist: say which do, when the registry says.
+    if (got.error().what_missing == kafka::registry::missing::version)
+      if (auto versions = (*session)->subject_versions(subject); versions && !versions->empty()) {
+        std::string listed;
+        for (std::int64_t v : *versions) listed += (listed.empty() ? "" : ", ") + std::to_string(v);
+        say_error("compile", "the subject '" + subject + "' has the versions " + listed);
+      }
+    return code;
+  }
+  const int rejected = engine::to_int(engine::exit_code::rejected);
+  const std::string where = "schema registry " + (*session)->url() + ", subject '" + subject + "' version " +
+                            std::to_string(got->version);
+  if (got->schema.type != kafka::registry::schema_type::avro) {
+    say_error("compile",
+              where + ": the schema is " + std::string(kafka::registry::to_string(got->schema.type)) +
+                  "; streamt reads Avro in the Confluent wire format",
+              rejected);
+    return rejected;
+  }
+  if (!got->schema.references.empty()) {
+    say_error("compile",
+              where + ": the schema refers to other subjects' schemas (the reference '" +
+                  got->schema.references.front().name +
+                  "'), which this version of streamt does not resolve; register the schema with its named "
+                  "types inline",
+              rejected);
+    return rejected;
+  }
+  if (got->version < 1 || got->version > std::numeric_limits<int>::max()) {
+    say_error("compile", where + ": the registry answered a version outside 1 to 2147483647", rejected);
+    return rejected;
+  }
+  result<plan::schema> schema =
+      plan::schema_from_avro(got->schema.text, from, topic, subject, static_cast<int>(got->version));
+  if (!schema) {
+    print_diagnostic("compile", where, schema.error());
+    return rejected;
+  }
+  return std::move(*schema);
+}
+
 }  // namespace
 
 int cmd_compile(std::span<char* const> args) {
   option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid",
-                    "--dead-letter-topic", "--supersedes", "--source-topic"},
+                    "--dead-letter-topic", "--supersedes", "--source-topic", "--schema-registry",
+                    "--registry-config", "--subject", "--schema-version"},
                    {"--help"},
                    {}};
   arguments a;
   if (auto done = parse_command("compile", args, spec, help, a)) return *done;
-  for (const char* required : {"--schema", "--application-id", "--sink-topic"})
+  auto registry = read_registry_flags("compile", a);
+  if (const int* code = std::get_if<int>(&registry)) return *code;
+  const std::optional<registry_flags>& from_registry = std::get<std::optional<registry_flags>>(registry);
+  if (from_registry && a.get("--schema"))
+    return usage_error("compile", "--schema and --schema-registry are two sources of the schema; give one");
+  if (!from_registry && !a.get("--schema"))
+    return usage_error("compile", "missing --schema (or --schema-registry)");
+  for (const char* required : {"--application-id", "--sink-topic"})
     if (!a.get(required)) return usage_error("compile", std::string("missing ") + required);
   if (a.positionals.size() > 1) return usage_error("compile", "expected at most one SQL file");
-  const std::string sql_path = a.positionals.empty() ? "-" : a.positionals[0];
-  // Without a file the query is read from standard input; on a terminal
-  // that looks like a hang unless something says so.
-  if (sql_path == "-" && isatty(STDIN_FILENO))
-    std::cerr << "streamt compile: reading the SQL statement from standard input (end it with Ctrl-D); "
-                 "give a SQL_FILE to read it from a file\n";
-  const std::string schema_path = *a.get("--schema");
-
-  result<std::string> schema_text = read_input(schema_path, 1u << 20);
-  if (!schema_text) {
-    std::cerr << "streamt compile: " << schema_text.error().message << '\n';
-    return engine::to_int(engine::exit_code::usage);
-  }
-  result<std::string> sql = read_input(sql_path, sql_file_read_limit);
-  if (!sql) {
-    std::cerr << "streamt compile: " << sql.error().message << '\n';
-    // A query too large to read is rejected SQL (1); a missing file, usage (2).
-    return engine::to_int(sql.error().code == "input_too_large" ? engine::exit_code::rejected
-                                                                : engine::exit_code::usage);
-  }
-  const bool avro = is_avro_schema(*schema_text);
-  if (!avro && a.get("--source-topic"))
-    return usage_error("compile",
-                       "--source-topic is for an Avro schema; a streamt schema file names its topic");
-  result<plan::schema> schema = plan::schema{};
-  if (avro) {
-    // The source is the query's FROM name; a query that does not parse gets
-    // its diagnostic from the compiler below, against an empty name.
-    const std::string from = from_name(*sql);
-    schema = plan::schema_from_avro(*schema_text, from.empty() ? "source" : from,
-                                    a.get("--source-topic").value_or(from.empty() ? "source" : from));
-  } else {
-    schema = plan::load_schema(*schema_text);
-  }
-  if (!schema) {
-    print_diagnostic("compile", schema_path, schema.error());
-    return engine::to_int(engine::exit_code::rejected);
-  }
   plan::compile_options options{*a.get("--application-id"), *a.get("--sink-topic")};
   if (std::optional<std::string> policy = a.get("--on-invalid")) {
     if (*policy == "dead-letter")
@@ -128,6 +175,65 @@ int cmd_compile(std::span<char* const> args) {
   if (options.on_invalid == plan::on_invalid::fail && dead_letter_topic)
     return usage_error("compile", "--dead-letter-topic is used only with --on-invalid dead-letter");
   options.dead_letter_topic = dead_letter_topic.value_or("");
+  const std::string sql_path = a.positionals.empty() ? "-" : a.positionals[0];
+  const std::string sql_name = sql_path == "-" ? "<stdin>" : sql_path;
+  // Without a file the query is read from standard input; on a terminal
+  // that looks like a hang unless something says so.
+  if (sql_path == "-" && isatty(STDIN_FILENO))
+    std::cerr << "streamt compile: reading the SQL statement from standard input (end it with Ctrl-D); "
+                 "give a SQL_FILE to read it from a file\n";
+
+  std::optional<std::string> schema_text;
+  if (!from_registry) {
+    result<std::string> read = read_input(*a.get("--schema"), 1u << 20);
+    if (!read) {
+      std::cerr << "streamt compile: " << read.error().message << '\n';
+      return engine::to_int(engine::exit_code::usage);
+    }
+    schema_text = std::move(*read);
+  }
+  result<std::string> sql = read_input(sql_path, sql_file_read_limit);
+  if (!sql) {
+    std::cerr << "streamt compile: " << sql.error().message << '\n';
+    // A query too large to read is rejected SQL (1); a missing file, usage (2).
+    return engine::to_int(sql.error().code == "input_too_large" ? engine::exit_code::rejected
+                                                                : engine::exit_code::usage);
+  }
+  const bool avro = from_registry || is_avro_schema(*schema_text);
+  if (!avro && a.get("--source-topic"))
+    return usage_error("compile",
+                       "--source-topic is for an Avro schema; a streamt schema file names its topic");
+  // The source is the query's FROM name; a query that does not parse gets
+  // its diagnostic from the compiler below, against an empty name.
+  const std::string from = avro ? from_name(*sql) : std::string();
+  result<plan::schema> schema = plan::schema{};
+  if (from_registry) {
+    if (from.empty()) {
+      // The subject follows from the FROM name: a query that does not parse
+      // gets its diagnostic before anything is asked of the registry.
+      result<plan::plan> unparsed = plan::compile(*sql, plan::schema{}, options);
+      if (!unparsed) {
+        print_diagnostic("compile", sql_name, unparsed.error(), *sql);
+        return engine::to_int(engine::exit_code::rejected);
+      }
+    }
+    const std::string topic = a.get("--source-topic").value_or(from);
+    if (!plan::is_valid_topic_name(topic))
+      return usage_error("compile", "the source topic '" + topic +
+                                        "' is not a valid topic name; name the topic with --source-topic");
+    auto taken = schema_from_registry(*from_registry, from, topic);
+    if (const int* code = std::get_if<int>(&taken)) return *code;
+    schema = std::move(std::get<plan::schema>(taken));
+  } else if (avro) {
+    schema = plan::schema_from_avro(*schema_text, from.empty() ? "source" : from,
+                                    a.get("--source-topic").value_or(from.empty() ? "source" : from));
+  } else {
+    schema = plan::load_schema(*schema_text);
+  }
+  if (!schema) {
+    print_diagnostic("compile", *a.get("--schema"), schema.error());
+    return engine::to_int(engine::exit_code::rejected);
+  }
   if (std::optional<std::string> old_path = a.get("--supersedes")) {
     engine::exit_code code{};
     std::optional<plan::plan> old = load_plan_file("compile", *old_path, code);
@@ -156,7 +262,7 @@ int cmd_compile(std::span<char* const> args) {
   }
   result<plan::plan> compiled = plan::compile(*sql, *schema, options);
   if (!compiled) {
-    print_diagnostic("compile", sql_path == "-" ? "<stdin>" : sql_path, compiled.error(), *sql);
+    print_diagnostic("compile", sql_name, compiled.error(), *sql);
     return engine::to_int(engine::exit_code::rejected);
   }
   // Validate what we are about to write with the engine's own loader: the
