@@ -41,7 +41,8 @@ ss::config session_config(const plan::plan& p, const run_options& o) {
   c.start.claim_plans = o.claim_plans;
   c.start.changelog = p.schema.changelog;
   c.start.plan_version = p.version;
-  if (o.schema_registry) c.registry_backoff = o.schema_registry->backoff();
+  if (o.schema_registry)
+    c.registry_backoff = {o.schema_registry->backoff_initial, o.schema_registry->backoff_max};
   return c;
 }
 

@@ -32,7 +32,9 @@
 // invalid-record stop, refusals, stalls, close and the outcome),
 // session_refusals.cpp what it does when a topic written says no (a refused
 // record found by halving its transaction, the bound on aborts that repeat
-// one failure, the refused record's reason).
+// one failure, the refused record's reason), session_schemas.cpp what it
+// does when a record of an Avro source names a writer schema the stages do
+// not know (ask the registry, wait out its outage, refuse its refusals).
 // Beside the session, across the driver's attempts: restart_policy
 // (restart_policy.hpp), whether an attempt that ended is restarted
 // in-process.
@@ -48,13 +50,13 @@
 #include "engine/run_defaults.hpp"
 #include "engine/run_status.hpp"
 #include "engine/session/action.hpp"
+#include "engine/session/backoff.hpp"
 #include "engine/session/failure.hpp"
 #include "engine/session/offset_ledger.hpp"
 #include "engine/session/positions.hpp"
 #include "engine/session/sink_tracker.hpp"
 #include "engine/session/start_up.hpp"
 #include "engine/session/stop_policy.hpp"
-#include "kafka/registry/backoff.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -121,10 +123,10 @@ struct config {
   std::chrono::milliseconds dead_letter_log_interval{1000};
   commit::policy commit_policy;
   // How long a wait for the Schema Registry pauses between attempts
-  // (kafka/registry/backoff.hpp; --registry-config's
+  // (backoff.hpp; --registry-config's
   // streamt.registry.backoff.*). The wait as a whole is bounded by
   // stall_timeout, as a wait for the brokers is.
-  kafka::registry::backoff_policy registry_backoff{};
+  backoff_policy registry_backoff{};
   // How the run starts (start_up.hpp); the names above are copied into it.
   start_config start;
 };
@@ -206,7 +208,7 @@ struct schema_answered {
   std::string message;  // otherwise: what failed, naming the registry (never a credential)
   clock::time_point now{};
   // A number in [0, 1) from the driver's random source, for the backoff's
-  // spread (kafka::registry::backoff_delay).
+  // spread (backoff_delay).
   double jitter = 0.0;
 };
 // The learn_schema action's schema is in the stages: the batch in hand is

@@ -93,7 +93,7 @@ action run_session::handle(const schema_answered& e) {
                    "start resumes there",
                {}},
         {});
-  f.delay = kafka::registry::backoff_delay(config_.registry_backoff, f.failures, e.jitter);
+  f.delay = backoff_delay(config_.registry_backoff, f.failures, e.jitter);
   ++f.failures;
   std::string warning;
   if (e.answer == schema_answer::unavailable)

@@ -17,8 +17,6 @@
 // an error message or in to_string(), whatever was mistyped: a message quotes
 // no part of a URL that holds an '@', and no value of a secret key.
 
-#include "kafka/registry/backoff.hpp"
-
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -72,11 +70,11 @@ struct config {
   std::string key_password;          // secret; empty for an unencrypted key
   // Bounds every request, connecting and the TLS handshake included.
   std::chrono::milliseconds request_timeout{request_timeout_range.fallback};
-  // The session's retry backoff (backoff.hpp): first delay and cap.
+  // The engine's backoff while the registry is down (engine/session/backoff.hpp):
+  // first delay and cap.
   std::chrono::milliseconds backoff_initial{backoff_initial_range.fallback};
   std::chrono::milliseconds backoff_max{backoff_max_range.fallback};
 
-  backoff_policy backoff() const noexcept { return {backoff_initial, backoff_max}; }
   std::string to_string() const;
 };
 

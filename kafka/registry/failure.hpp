@@ -49,7 +49,8 @@ constexpr missing missing_of(std::int64_t registry_code) noexcept {
 
 // What the caller should do about a failure.
 enum class verdict {
-  retry,     // transient: stall, back off (backoff.hpp) and retry; a record is never blamed for it
+  retry,  // transient: stall, back off (engine/session/backoff.hpp) and retry; a record is never blamed for
+          // it
   settings,  // the settings are wrong (credentials, TLS, the URL): exit 78, naming the registry
   record,    // the record's fault: its schema id is unknown to the registry (unknown_schema_id)
   refused,   // the request was refused for what it asked (a subject or version that does not exist,

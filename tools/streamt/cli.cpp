@@ -270,31 +270,6 @@ std::variant<kafka_access, int> read_kafka_access(std::string_view command, cons
   return k;
 }
 
-std::optional<int> read_registry_settings(std::string_view command, const arguments& a,
-                                          std::optional<kafka::registry::config>& out) {
-  const std::optional<std::string> url = a.get("--schema-registry");
-  const std::optional<std::string> file = a.get("--registry-config");
-  if (!url) {
-    if (file) return usage_error(command, "--registry-config needs --schema-registry URL");
-    return std::nullopt;
-  }
-  std::string text;
-  if (file) {
-    result<std::string> read = read_input(*file, operator_file_read_limit);
-    if (!read) return usage_error(command, "--registry-config: " + read.error().message);
-    text = std::move(*read);
-  }
-  kafka::registry::config_result<kafka::registry::config> c =
-      kafka::registry::parse_config(*url, text, file ? std::string_view(*file) : "--registry-config");
-  if (!c) {
-    const int code = engine::to_int(engine::exit_code::config);
-    say_error(command, c.error().message, code);
-    return code;
-  }
-  out = std::move(*c);
-  return std::nullopt;
-}
-
 std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out) {
   if (auto file = a.get("--config")) {
     // Read like a plan: a directory, a device or a file over the bound is
@@ -345,9 +320,10 @@ std::optional<int> refuse_unreadable_source(std::string_view command, const plan
   if (!p.schema.avro) return std::nullopt;
   const int code = engine::to_int(engine::exit_code::rejected);
   say_error(command,
-            "the plan's source is Avro in the Confluent wire format (its schema's \"avro\" member); this "
-            "version of streamt compiles, checks and explains such plans but cannot read their records yet "
-            "(that needs a Schema Registry, contract §3)",
+            "the plan's source is Avro in the Confluent wire format (its schema's \"avro\" member): " +
+                std::string(command) +
+                " cannot read such records yet (it has no Schema Registry to ask); streamt run reads them "
+                "with --schema-registry URL (contract §3)",
             code, "avro_source_not_runnable");
   return code;
 }

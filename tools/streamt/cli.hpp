@@ -8,7 +8,6 @@
 
 #include "engine/exit_codes.hpp"
 #include "kafka/config.hpp"
-#include "kafka/registry/config.hpp"
 #include "kafka/topic_partition.hpp"
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
@@ -93,13 +92,13 @@ int usage_error(std::string_view command, std::string_view message);
 std::optional<int> parse_command(std::string_view command, std::span<char* const> args,
                                  const option_spec& spec, std::string_view help, arguments& out);
 
-// Loads and validates a plan file for check, explain and replay; prints the
-// diagnostic and returns nullopt on failure (exit code in `code`).
-// Nothing when this engine can read `p`'s records; else says why (an Avro
-// source: compile, check and explain read it, run, replay and diff do not
-// yet) and returns the exit code, 1.
+// Nothing when `command` can read `p`'s records; else says why (an Avro
+// source: replay and diff have no registry to ask yet) and returns the exit
+// code, 1.
 std::optional<int> refuse_unreadable_source(std::string_view command, const plan::plan& p);
 
+// Loads and validates a plan file for check, explain and replay; prints the
+// diagnostic and returns nullopt on failure (exit code in `code`).
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
                                          engine::exit_code& code);
 
@@ -113,13 +112,6 @@ std::optional<std::string> bootstrap_servers_error(const std::string& servers);
 // written inline on the command line. On failure prints why and returns the
 // exit code (2 for a malformed -X, 78 for a file or key refused).
 std::optional<int> read_client_settings(std::string_view command, const arguments& a, kafka::settings& out);
-// --schema-registry URL and --registry-config FILE (kafka/registry/config.hpp):
-// the settings into `out` when the URL is given; the exit code of a usage
-// error (2: the file cannot be read, --registry-config without a URL) or
-// a refused setting (78: the message names the file's line:column, never a
-// secret).
-std::optional<int> read_registry_settings(std::string_view command, const arguments& a,
-                                          std::optional<kafka::registry::config>& out);
 
 // `s` as a whole number within [min, max]; anything else (a sign where none
 // fits, a fraction, a unit, digits past the range) is nullopt, never

@@ -10,6 +10,7 @@
 #include "kafka/config.hpp"
 #include "plan/plan_json.hpp"
 #include "tools/streamt/cli.hpp"
+#include "tools/streamt/registry_cli.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -29,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 namespace streamt::cli {
 
@@ -276,7 +278,13 @@ int cmd_run(std::span<char* const> args) {
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("run", a.positionals[0], code);
   if (!p) return engine::to_int(code);
-  if (std::optional<int> failed = read_registry_settings("run", a, options.schema_registry)) return *failed;
+  std::variant<std::optional<registry_flags>, int> flags = read_registry_flags("run", a);
+  if (const int* failed = std::get_if<int>(&flags)) return *failed;
+  if (const std::optional<registry_flags>& f = std::get<0>(flags)) {
+    std::variant<kafka::registry::config, int> c = read_registry_config("run", *f);
+    if (const int* failed = std::get_if<int>(&c)) return *failed;
+    options.schema_registry = std::move(std::get<0>(c));
+  }
   if (p->schema.avro && !options.schema_registry)
     return usage_error("run",
                        "the plan's source is Avro in the Confluent wire format: give --schema-registry URL, "

@@ -285,8 +285,8 @@ BOOST_AUTO_TEST_CASE(the_contract_states_each_timeout_s_range_and_default) {
   states("streamt.registry.retry.backoff.max.ms", r::backoff_max_range);
   const r::config defaults;
   BOOST_TEST(defaults.request_timeout.count() == r::request_timeout_range.fallback);
-  BOOST_TEST(defaults.backoff().initial.count() == r::backoff_initial_range.fallback);
-  BOOST_TEST(defaults.backoff().max.count() == r::backoff_max_range.fallback);
+  BOOST_TEST(defaults.backoff_initial.count() == r::backoff_initial_range.fallback);
+  BOOST_TEST(defaults.backoff_max.count() == r::backoff_max_range.fallback);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

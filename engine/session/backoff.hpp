@@ -2,14 +2,15 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// How long the session waits before retrying a transient registry failure
-// (failure.hpp): pure, with the randomness passed in so tests can fix it.
+// How long the session waits before asking an outage's Schema Registry
+// again (kafka/registry/failure.hpp's verdict retry): pure, with the
+// randomness passed in so tests can fix it.
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 
-namespace streamt::kafka::registry {
+namespace streamt::engine::session {
 
 struct backoff_policy {
   std::chrono::milliseconds initial{100};
@@ -33,4 +34,4 @@ constexpr std::chrono::milliseconds backoff_delay(const backoff_policy& p, unsig
   return std::chrono::milliseconds(d - half + extra);
 }
 
-}  // namespace streamt::kafka::registry
+}  // namespace streamt::engine::session
