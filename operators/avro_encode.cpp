@@ -64,6 +64,11 @@ avro_encode_definition::avro_encode_definition(const project_definition& project
 
 std::string_view avro_encode(const avro_encode_definition& def, const row& r, std::string& out) {
   out.clear();
+  append_avro_body(def, r, out);
+  return out;
+}
+
+void append_avro_body(const avro_encode_definition& def, const row& r, std::string& out) {
   const auto& fields = def.fields();
   for (std::size_t i = 0; i < fields.size();) {
     const auto& f = fields[i];
@@ -103,7 +108,6 @@ std::string_view avro_encode(const avro_encode_definition& def, const row& r, st
     }
     ++i;
   }
-  return out;
 }
 
 void append_registry_frame(std::string& out, std::uint32_t schema_id) {

@@ -21,11 +21,23 @@
 #include "plan/plan.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace streamt::plan::avro {
 
 // The schema's JSON text (compact, members in a fixed order), or a
 // diagnostic (phase::bind, code invalid_avro_name).
 result<std::string> sink_schema(const plan& p);
+
+// The subject an Avro sink's schema is registered under: "<topic>-value",
+// the registry's default (topic name) strategy, so that the registry's own
+// tools and other clients find it.
+std::string sink_subject(std::string_view sink_topic);
+
+// What a plan with an Avro sink pins (plan::avro_sink): sink_schema(p), its
+// Parsing Canonical Form and fingerprint, and sink_subject of its sink
+// topic. `streamt compile` writes it; the plan loader recomputes it and
+// refuses a plan that pins anything else.
+result<avro_sink> pin_sink_schema(const plan& p);
 
 }  // namespace streamt::plan::avro

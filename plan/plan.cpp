@@ -71,6 +71,7 @@ std::string version_2_reason(const plan& p) {
   if (p.schema.changelog)
     return "the schema declares a changelog (" + std::string(to_string(*p.schema.changelog)) + ")";
   if (p.schema.avro) return "the source is Avro in the Confluent wire format";
+  if (p.sink.format == sink_format::avro) return "the sink is Avro in the Confluent wire format";
   return {};
 }
 

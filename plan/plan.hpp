@@ -8,7 +8,7 @@
 //
 // Version 1 plans have flat schemas of STRING, BIGINT and BOOLEAN columns.
 // Version 2 adds DOUBLE, DECIMAL(p,s), TIMESTAMP, JSON and nested ROW columns,
-// the schema's tombstone and changelog choices, and Avro sources. A plan is written as
+// the schema's tombstone and changelog choices, Avro sources and Avro sinks. A plan is written as
 // version 2 only when it uses one of these (required_version), so every plan
 // that version 1 could express keeps its version and its digest.
 
@@ -286,6 +286,35 @@ struct identity {
   friend bool operator==(const identity&, const identity&) = default;
 };
 
+// What the sink's values are. `json`: one compact JSON object per output
+// (contract §4). `avro`: the Avro body of the schema derived from the
+// projection (plan::avro::sink_schema), framed with the id that schema is
+// registered under (the Confluent wire format). Keys pass through unchanged
+// either way.
+enum class sink_format { json, avro };
+
+constexpr std::string_view to_string(sink_format f) noexcept {
+  return f == sink_format::avro ? "avro" : "json";
+}
+
+// An Avro sink's schema, pinned in the plan (version 2): what the run
+// registers under `subject` at start and frames every output with. Derived
+// from the plan (avro::pin_sink_schema), never written by hand: the loader
+// refuses a plan whose pinned schema is not what its projection derives.
+struct avro_sink {
+  std::string schema;          // the writer schema, compact JSON (what is registered)
+  std::string canonical_form;  // its Parsing Canonical Form
+  std::string fingerprint;     // CRC-64-AVRO of canonical_form: 16 hex digits, little-endian bytes
+  std::string subject;         // "<sink topic>-value": the registry's topic-name strategy
+  friend bool operator==(const avro_sink&, const avro_sink&) = default;
+};
+
+struct sink {
+  sink_format format = sink_format::json;
+  std::optional<avro_sink> avro{};  // set exactly when format is avro
+  friend bool operator==(const sink&, const sink&) = default;
+};
+
 // How many predecessors a plan names at most: enough for any history of
 // updates a person reviews, small enough that the list stays readable.
 inline constexpr std::size_t max_supersedes = 64;
@@ -301,11 +330,16 @@ struct plan {
   // one's own predecessors, at most max_supersedes. Part of the digest: a
   // reviewer sees what a plan may take over from.
   std::vector<std::string> supersedes;
+  // What the sink's values are. A plan with a JSON source and a JSON sink
+  // does not write it (every plan compiled before it existed keeps its
+  // digest); any other plan states it.
+  streamt::plan::sink sink{};
   friend bool operator==(const plan&, const plan&) = default;
 };
 
 // The lowest version that can express `p`: 2 if its schema uses a type,
-// a ROW, a tombstone or changelog choice that version 1 lacks, else 1. The
+// a ROW, a tombstone or changelog choice, an Avro source or an Avro sink
+// that version 1 lacks, else 1. The
 // compiler writes this version; the loader refuses a plan whose recorded
 // version differs, so one meaning has one digest.
 int required_version(const plan& p);
