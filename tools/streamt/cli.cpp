@@ -317,6 +317,15 @@ std::optional<int> read_client_settings(std::string_view command, const argument
 }
 
 std::optional<int> refuse_unreadable_source(std::string_view command, const plan::plan& p) {
+  if (!p.schema.avro && p.sink.format == plan::sink_format::avro) {
+    const int code = engine::to_int(engine::exit_code::rejected);
+    say_error(command,
+              "the plan's sink is Avro in the Confluent wire format (its \"sink\" member); this version of "
+              "streamt compiles, checks and explains such plans but cannot register the sink's schema yet "
+              "(contract §3); compile with --sink-format json to run it now",
+              code, "avro_sink_not_runnable");
+    return code;
+  }
   if (!p.schema.avro) return std::nullopt;
   const int code = engine::to_int(engine::exit_code::rejected);
   say_error(command,

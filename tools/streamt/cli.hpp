@@ -94,9 +94,10 @@ std::optional<int> parse_command(std::string_view command, std::span<char* const
 
 // Loads and validates a plan file for check, explain and replay; prints the
 // diagnostic and returns nullopt on failure (exit code in `code`).
-// Nothing when this engine can read `p`'s records; else says why (an Avro
-// source: compile, check and explain read it, run, replay and diff do not
-// yet) and returns the exit code, 1.
+// Nothing when this engine can read `p`'s records and write its outputs;
+// else says why (an Avro source or an Avro sink: compile, check and explain
+// read it, run, replay and diff do not yet, since the sink's schema id comes
+// from the registry at the run's start) and returns the exit code, 1.
 std::optional<int> refuse_unreadable_source(std::string_view command, const plan::plan& p);
 
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
