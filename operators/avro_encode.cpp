@@ -58,7 +58,11 @@ void put_decimal(std::string& out, plan::int128 v) {
 avro_encode_definition::avro_encode_definition(const project_definition& projection) {
   for (const projected_column& c : projection.columns()) {
     std::size_t slot = c.slot;
+    const std::size_t at = fields_.size();
     add(fields_, slot, c.column);
+    // As plan::avro::sink_schema types it: a union with null when a ROW
+    // around it is nullable.
+    fields_[at].nullable = c.may_be_null;
   }
 }
 

@@ -93,8 +93,13 @@ result<std::string> sink_schema(const plan& p) {
                                "give it one with AS, e.g. AS " +
                                as_name(name));
     }
-    json::object field{{"name", item.output_name}, {"type", type_of(c, record + "_" + item.output_name)}};
-    if (c.nullable) field["default"] = nullptr;
+    // A field of a nullable ROW, projected on its own, is null whenever
+    // the ROW is: its Avro type must take null too.
+    column as_written = c;
+    as_written.nullable = may_be_null(nodes, item.column);
+    json::object field{{"name", item.output_name},
+                       {"type", type_of(as_written, record + "_" + item.output_name)}};
+    if (as_written.nullable) field["default"] = nullptr;
     fields.push_back(std::move(field));
   }
   const json::value schema = json::object{

@@ -10,7 +10,8 @@
 //   DECIMAL(p,s) → bytes (decimal(p,s))
 //   JSON → string (the value's compact JSON text)
 //   ROW → a record of its fields, named <parent>_<field>
-//   a nullable column → ["null", T] with default null
+//   a nullable column → ["null", T] with default null (a field of a
+//   nullable ROW projected on its own too: it is null when the ROW is)
 //
 // The record is `streamt.<sink topic>` with every character outside
 // [A-Za-z0-9_] made '_'. Output names must be Avro names

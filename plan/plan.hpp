@@ -233,6 +233,11 @@ struct node {
 // The flattened tree of `s`. It points into `s`: rebuild it if `s` moves.
 std::vector<node> flatten(const schema& s);
 
+// True if the column at `i` can be null in a record: it is nullable, or a
+// ROW it is inside is (a null ROW's fields are null). What an output column
+// of it is typed as where nullability is declared (an Avro sink's schema).
+bool may_be_null(const std::vector<node>& nodes, std::size_t i);
+
 // The node whose path is exactly `path`, if any.
 std::optional<std::size_t> find_path(const std::vector<node>& nodes, const std::vector<std::string>& path);
 
