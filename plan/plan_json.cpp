@@ -685,7 +685,13 @@ std::string output_shape(const plan& p) {
     members.emplace_back(std::move(o));
   }
   std::string out;
-  detail::write_json(out, members, 0);
+  // An Avro sink's records are read otherwise than JSON ones: its shape is
+  // another. A JSON sink's shape stays the members alone, so that the shapes
+  // recorded before sinks had a format still match.
+  if (p.sink.format == sink_format::avro)
+    detail::write_json(out, boost::json::object{{"format", "avro"}, {"members", std::move(members)}}, 0);
+  else
+    detail::write_json(out, members, 0);
   return std::string(digest_prefix) + sha256_hex(out);
 }
 

@@ -37,7 +37,8 @@ constexpr bool is_valid_application_id(std::string_view id) noexcept {
 std::string canonical_json(const plan& p);
 std::string digest(const plan& p);  // "sha256:<64 hex>"
 // The digest of what the plan's output looks like: each output member's
-// name, type and nullability, in order. Two plans with the same shape write
+// name, type and nullability, in order, and the sink's format when it is
+// Avro. Two plans with the same shape write
 // records consumers of the sink read alike (the predicate may differ).
 std::string output_shape(const plan& p);
 

@@ -118,6 +118,16 @@ BOOST_AUTO_TEST_CASE(the_sink_format_is_part_of_the_digest) {
              plan::digest(compiled(json_source(), plan::sink_format::avro)));
 }
 
+BOOST_AUTO_TEST_CASE(an_avro_sink_is_another_output_shape_and_a_json_sinks_shape_is_unchanged) {
+  // SHA-256 of the members as the shape was written before sinks had a
+  // format: shapes recorded in commits and plan logs then still match.
+  BOOST_TEST(plan::output_shape(compiled(json_source(), plan::sink_format::json)) ==
+             "sha256:2e3163c8d11694ed0fa68ebaf3a6bf7cb45b1efbc53faae267bca2591b38c3a5");
+  // {"format":"avro","members":[...the same members...]}
+  BOOST_TEST(plan::output_shape(compiled(json_source(), plan::sink_format::avro)) ==
+             "sha256:b5dd666983947dc014b0522a227ec8ce0286bbc6a33c9000df04f72c8854e08e");
+}
+
 BOOST_AUTO_TEST_CASE(a_changed_projection_changes_the_pinned_schema_and_the_digest) {
   const plan::plan a = compiled(json_source(), plan::sink_format::avro);
   const plan::plan b =
