@@ -48,7 +48,12 @@ BOOST_AUTO_TEST_CASE(sink_format_avro_pins_the_derived_schema_under_the_sink_top
   BOOST_TEST(p.at("sink").at("avro").at("subject").as_string() == "big-orders-value");
   BOOST_TEST(p.at("sink").at("avro").at("schema").at("name").as_string() == "big_orders");
   BOOST_TEST(p.at("sink").at("avro").at("fingerprint").as_string().size() == 16u);
-  BOOST_TEST(run_streamt({"check", plan}).exit_code == 0);
+  process_result checked = run_streamt({"check", plan});
+  BOOST_TEST(checked.exit_code == 0);
+  BOOST_TEST(
+      contains(checked.out, "sink_format:    avro (subject big-orders-value, fingerprint " +
+                                std::string(p.at("sink").at("avro").at("fingerprint").as_string()) + ")"),
+      checked.out);
 }
 
 BOOST_AUTO_TEST_CASE(sink_format_json_for_a_json_source_writes_the_plan_it_always_did) {
@@ -129,6 +134,20 @@ BOOST_AUTO_TEST_CASE(explain_shows_the_sink_format_and_for_avro_the_subject_and_
   BOOST_TEST_REQUIRE(compile_orders(plan, "json").exit_code == 0);
   r = run_streamt({"explain", plan});
   BOOST_TEST(contains(r.out, "sink    topic big-orders, json values"), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(explain_types_a_field_of_a_nullable_row_as_a_union_with_null) {
+  temp_dir dir;
+  const std::string plan = dir.file("plan.json");
+  process_result r = run_streamt({"compile", "--schema", avro + "payments.avsc", "--source-topic",
+                                  "shop.public.payments", "--application-id", "payments-big", "--sink-topic",
+                                  "big-payments", "--output", plan, avro + "big_payments.sql"});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  r = run_streamt({"explain", plan});
+  BOOST_TEST(contains(r.out,
+                      "record {id: union [null, long], amount: union [null, bytes (decimal(10,2))], "
+                      "status: union [null, string], op: string}"),
+             r.out);
 }
 
 BOOST_AUTO_TEST_CASE(replay_run_and_diff_refuse_an_avro_sink_until_the_run_registers_its_schema) {

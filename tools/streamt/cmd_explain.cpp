@@ -61,7 +61,8 @@ void write_column(std::ostream& os, const plan::column& c, int depth) {
 
 // The Avro type an output column is written as (plan/avro_sink.hpp's
 // mapping), in words: "long", "bytes (decimal(10,2))", "union [null, string]".
-std::string avro_type_words(const plan::column& c) {
+// `may_be_null`: the column, or a ROW it is inside, is nullable.
+std::string avro_type_words(const plan::column& c, bool may_be_null) {
   std::string t;
   switch (c.type) {
     case plan::column_type::bigint:
@@ -89,7 +90,7 @@ std::string avro_type_words(const plan::column& c) {
       t = "record";
       break;
   }
-  return c.nullable ? "union [null, " + t + "]" : t;
+  return may_be_null ? "union [null, " + t + "]" : t;
 }
 
 // A column reference as the query writes it (after.amount), or the damage.
@@ -166,7 +167,9 @@ int cmd_explain(std::span<char* const> args) {
     for (std::size_t i = 0; i < p->projection.size(); ++i) {
       const auto& item = p->projection[i];
       os << (i ? ", " : "") << item.output_name << ": "
-         << (item.column >= nodes.size() ? std::string("?") : avro_type_words(*nodes[item.column].column));
+         << (item.column >= nodes.size()
+                 ? std::string("?")
+                 : avro_type_words(*nodes[item.column].column, plan::may_be_null(nodes, item.column)));
     }
     os << "}\n";
   } else {
