@@ -97,7 +97,9 @@ class stage_pipeline {
   // caller sets it before the first record; processing a record that would
   // be emitted before it is set is a logic error (std::logic_error), never a
   // value framed with a made-up id. Setting it again (a re-registration)
-  // frames the outputs after it with the new id.
+  // frames the outputs after it with the new id. Id 0 is refused
+  // (std::invalid_argument): readers take it for no id at all; so is an id
+  // for a plan whose sink is JSON (std::logic_error).
   bool writes_avro() const noexcept { return writes_avro_; }
   void sink_schema_id(std::uint32_t id);
   std::optional<std::uint32_t> sink_schema_id() const noexcept { return sink_schema_id_; }

@@ -8,9 +8,10 @@
 //
 // Version 1 plans have flat schemas of STRING, BIGINT and BOOLEAN columns.
 // Version 2 adds DOUBLE, DECIMAL(p,s), TIMESTAMP, JSON and nested ROW columns,
-// the schema's tombstone and changelog choices, Avro sources and Avro sinks. A plan is written as
-// version 2 only when it uses one of these (required_version), so every plan
-// that version 1 could express keeps its version and its digest.
+// the schema's tombstone and changelog choices, Avro sources and Avro sinks.
+// A plan is written as version 2 only when it uses one of these
+// (required_version), so every plan that version 1 could express keeps its
+// version and its digest.
 
 #include "plan/values.hpp"
 
@@ -234,8 +235,9 @@ struct node {
 std::vector<node> flatten(const schema& s);
 
 // True if the column at `i` can be null in a record: it is nullable, or a
-// ROW it is inside is (a null ROW's fields are null). What an output column
-// of it is typed as where nullability is declared (an Avro sink's schema).
+// ROW it is inside is (a null ROW's fields are null). An output that
+// declares nullability (an Avro sink's schema) declares it from this, not
+// from the column's own flag.
 bool may_be_null(const std::vector<node>& nodes, std::size_t i);
 
 // The node whose path is exactly `path`, if any.
@@ -343,10 +345,10 @@ struct plan {
 };
 
 // The lowest version that can express `p`: 2 if its schema uses a type,
-// a ROW, a tombstone or changelog choice, an Avro source or an Avro sink
-// that version 1 lacks, else 1. The
-// compiler writes this version; the loader refuses a plan whose recorded
-// version differs, so one meaning has one digest.
+// a ROW, a tombstone or changelog choice that version 1 lacks, or its source
+// or sink is Avro, else 1. The compiler writes this version; the loader
+// refuses a plan whose recorded version differs, so one meaning has one
+// digest.
 int required_version(const plan& p);
 
 // Why `p` needs version 2, for messages: "column 'price' is DECIMAL(10,2)".
