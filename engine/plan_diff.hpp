@@ -80,7 +80,9 @@ struct difference_counts {
 class plan_comparison {
  public:
   // Keeps the first `max_kept` differing records in full; the rest are
-  // counted only, so memory does not grow with the number read.
+  // counted only, so memory does not grow with the number read. A plan with
+  // an Avro sink is refused (std::invalid_argument): its outputs need the
+  // sink schema's id from a registry.
   plan_comparison(const plan::plan& old_plan, const plan::plan& new_plan, std::size_t max_kept);
 
   void compare(const record_view& r);

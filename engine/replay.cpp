@@ -14,6 +14,7 @@
 
 #include <exception>
 #include <limits>
+#include <stdexcept>
 
 namespace streamt::engine {
 namespace json = boost::json;
@@ -382,6 +383,10 @@ boost::asio::awaitable<result<void>> envelope_sink::async_flush() {
 }
 
 run_result replay(const plan::plan& p, std::istream& in, std::ostream& out) {
+  if (p.sink.format == plan::sink_format::avro)
+    throw std::invalid_argument(
+        "streamt::engine::replay: the plan's sink is Avro in the Confluent wire format; its outputs need the "
+        "sink schema's id from a Schema Registry, which replay does not ask");
   boost::asio::io_context io;
   auto done = boost::asio::co_spawn(
       io,

@@ -104,7 +104,9 @@ class envelope_sink {
 };
 
 // Runs the whole replay on a private io_context: reads `in` to its end or to
-// the first invalid record, writing outputs to `out` as it goes.
+// the first invalid record, writing outputs to `out` as it goes. A plan with
+// an Avro sink is refused (std::invalid_argument): its outputs are framed
+// with the id a registry gives the sink schema, which replay has none of.
 run_result replay(const plan::plan& p, std::istream& in, std::ostream& out);
 
 }  // namespace streamt::engine

@@ -374,13 +374,16 @@ result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) 
       return refuse("source topic", was.source_topic, now.source_topic);
     if (was.sink_topic != now.sink_topic) return refuse("sink topic", was.sink_topic, now.sink_topic);
     if (was.operators != now.operators) return refuse("operator names", "...", "...");
-    const bool output_changed = last->projection != next.projection || last->schema != next.schema;
+    // The sink's format too: a consumer of JSON objects cannot read Avro.
+    const bool output_changed =
+        last->projection != next.projection || last->schema != next.schema || last->sink != next.sink;
     if (output_changed && !allow_output_change)
-      return state_error(
-          "output_changed",
-          "the plan changes the output (projection or source schema) of the application run from '" + path_ +
-              "'; consumers of the sink topic will see records of a new shape. Restart with "
-              "--allow-output-change if that is intended");
+      return state_error("output_changed",
+                         "the plan changes the output (projection, source schema or sink format) of the "
+                         "application run from '" +
+                             path_ +
+                             "'; consumers of the sink topic will see records of a new shape. Restart with "
+                             "--allow-output-change if that is intended");
     instance_id_ = was_id.instance_id;
     previous_plan_digest_ = plan::digest(*last);
     pending_identity_.clear();

@@ -58,12 +58,21 @@ void put_decimal(std::string& out, plan::int128 v) {
 avro_encode_definition::avro_encode_definition(const project_definition& projection) {
   for (const projected_column& c : projection.columns()) {
     std::size_t slot = c.slot;
+    const std::size_t at = fields_.size();
     add(fields_, slot, c.column);
+    // As plan::avro::sink_schema types it: a union with null when a ROW
+    // around it is nullable.
+    fields_[at].nullable = c.may_be_null;
   }
 }
 
 std::string_view avro_encode(const avro_encode_definition& def, const row& r, std::string& out) {
   out.clear();
+  append_avro_body(def, r, out);
+  return out;
+}
+
+void append_avro_body(const avro_encode_definition& def, const row& r, std::string& out) {
   const auto& fields = def.fields();
   for (std::size_t i = 0; i < fields.size();) {
     const auto& f = fields[i];
@@ -103,7 +112,6 @@ std::string_view avro_encode(const avro_encode_definition& def, const row& r, st
     }
     ++i;
   }
-  return out;
 }
 
 void append_registry_frame(std::string& out, std::uint32_t schema_id) {

@@ -39,6 +39,10 @@ class avro_encode_definition {
 // Writes the body into `out` (replacing its content) and returns it.
 std::string_view avro_encode(const avro_encode_definition& def, const row& r, std::string& out);
 
+// Appends the body to `out`: after a frame (append_registry_frame), so that
+// a framed value is written once, in place.
+void append_avro_body(const avro_encode_definition& def, const row& r, std::string& out);
+
 // Avro's encodings of a long (zigzag varint) and of bytes or a string (its
 // length, then the bytes), appended to `out`.
 void append_avro_long(std::string& out, std::int64_t v);

@@ -15,7 +15,7 @@ project_definition::project_definition(const plan::plan& p) {
       throw std::invalid_argument("projection of column index " + std::to_string(item.column) +
                                   " outside the schema");
     const plan::column& c = *nodes[item.column].column;
-    columns_.push_back({item.column, c.type, item.output_name, c});
+    columns_.push_back({item.column, c.type, item.output_name, c, plan::may_be_null(nodes, item.column)});
   }
 }
 

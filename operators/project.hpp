@@ -22,6 +22,9 @@ struct projected_column {
   // The column as the schema declares it: a ROW's fields are written as a
   // JSON object from the slots that follow its own, in pre-order.
   plan::column column;
+  // The column can be null: it is nullable, or a ROW it is inside is
+  // (plan::may_be_null). An Avro sink writes it as a union with null.
+  bool may_be_null = false;
 };
 
 class project_definition {

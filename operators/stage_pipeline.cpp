@@ -40,9 +40,11 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
       predicate_(p),
       project_(p),
       encode_(project_),
+      avro_encode_(project_),
       row_(decode_.column_count()),
       forward_tombstones_(forwards_tombstones(p.schema)),
-      upsert_(p.schema.changelog == plan::changelog::upsert) {
+      upsert_(p.schema.changelog == plan::changelog::upsert),
+      writes_avro_(p.sink.format == plan::sink_format::avro) {
   if (p.schema.avro) {
     auto reader = plan::avro::parse_schema(p.schema.avro->schema);
     if (!reader)
@@ -87,6 +89,14 @@ const diagnostic* stage_pipeline::learn_schema(std::uint32_t id, std::string_vie
   return nullptr;
 }
 
+void stage_pipeline::sink_schema_id(std::uint32_t id) {
+  if (!writes_avro_) throw std::logic_error("stage_pipeline::sink_schema_id: the plan's sink is not Avro");
+  // Id 0 is what read_registry_frame refuses as no id at all: a reader of
+  // the sink would refuse every value framed with it.
+  if (id == 0) throw std::invalid_argument("stage_pipeline::sink_schema_id: schema id 0 is not an id");
+  sink_schema_id_ = id;
+}
+
 void stage_pipeline::unknown_schema(std::uint32_t id) {
   if (!avro_) throw std::logic_error("stage_pipeline::unknown_schema: the plan's source is not Avro");
   if (avro_->writers.size() >= max_writer_schemas) avro_->writers.clear();
@@ -120,6 +130,17 @@ step stage_pipeline::process(const record_metadata& meta, std::optional<std::str
   // In a changelog, a row that no longer passes must leave the result: an
   // earlier version of it may have passed and be in the sink under its key.
   if (!evaluate(predicate_, row_)) return {upsert_ ? outcome::delete_key : outcome::filtered, {}, nullptr};
+  if (writes_avro_) {
+    if (!sink_schema_id_)
+      throw std::logic_error(
+          "stage_pipeline::process: the plan's sink is Avro and its schema id is not set (sink_schema_id)");
+    // In place: the frame, then the body; out_ keeps its capacity, so the
+    // steady state allocates nothing.
+    out_.clear();
+    append_registry_frame(out_, *sink_schema_id_);
+    append_avro_body(avro_encode_, row_, out_);
+    return {outcome::emitted, out_, nullptr};
+  }
   return {outcome::emitted, encode(encode_, row_, out_), nullptr};
 }
 

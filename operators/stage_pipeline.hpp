@@ -10,6 +10,7 @@
 // coroutine and no frame is allocated per record. One stage_pipeline belongs
 // to one pipeline (one strand); it is not thread-safe and need not be.
 
+#include "operators/avro_encode.hpp"
 #include "operators/decode.hpp"
 #include "operators/encode.hpp"
 #include "operators/predicate.hpp"
@@ -30,7 +31,7 @@ namespace streamt::operators {
 // write a null value under the record's key; they differ in why, which the
 // counts keep apart.
 enum class outcome {
-  emitted,            // `output` holds the encoded value
+  emitted,            // `output` holds the encoded value (for an Avro sink, framed with its schema id)
   filtered,           // the predicate was false or unknown
   tombstone,          // the input value was null: dropped, its offset still advances
   forward_tombstone,  // the input value was null and the plan forwards it (a null value, same key)
@@ -89,12 +90,27 @@ class stage_pipeline {
   void unknown_schema(std::uint32_t id);
   static constexpr std::size_t max_writer_schemas = 1000;
 
+  // An Avro sink (plan::sink_format::avro): each output is the Avro body of
+  // the plan's pinned sink schema (plan::sink.avro), framed with the id the
+  // registry gave that schema (a zero byte, the id in 4 big-endian bytes).
+  // The id is known only once the run has registered the schema, so the
+  // caller sets it before the first record; processing a record that would
+  // be emitted before it is set is a logic error (std::logic_error), never a
+  // value framed with a made-up id. Setting it again (a re-registration)
+  // frames the outputs after it with the new id. Id 0 is refused
+  // (std::invalid_argument): readers take it for no id at all; so is an id
+  // for a plan whose sink is JSON (std::logic_error).
+  bool writes_avro() const noexcept { return writes_avro_; }
+  void sink_schema_id(std::uint32_t id);
+  std::optional<std::uint32_t> sink_schema_id() const noexcept { return sink_schema_id_; }
+
  private:
   struct avro_source;
   decode_definition decode_;
   predicate_definition predicate_;
   project_definition project_;
   encode_definition encode_;
+  avro_encode_definition avro_encode_;
   decode_state decode_state_;
   row row_;
   std::string out_;
@@ -103,6 +119,8 @@ class stage_pipeline {
   bool upsert_ = false;
   diagnostic missing_key_;
   std::unique_ptr<avro_source> avro_;
+  bool writes_avro_ = false;
+  std::optional<std::uint32_t> sink_schema_id_;
 };
 
 }  // namespace streamt::operators

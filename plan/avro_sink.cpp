@@ -3,6 +3,7 @@
 
 #include "plan/avro_sink.hpp"
 
+#include "plan/avro_schema.hpp"
 #include "plan/json_support.hpp"
 #include "plan/sql/keywords.hpp"
 
@@ -92,14 +93,42 @@ result<std::string> sink_schema(const plan& p) {
                                "give it one with AS, e.g. AS " +
                                as_name(name));
     }
-    json::object field{{"name", item.output_name}, {"type", type_of(c, record + "_" + item.output_name)}};
-    if (c.nullable) field["default"] = nullptr;
+    // A field of a nullable ROW, projected on its own, is null whenever
+    // the ROW is: its Avro type must take null too.
+    column as_written = c;
+    as_written.nullable = may_be_null(nodes, item.column);
+    json::object field{{"name", item.output_name},
+                       {"type", type_of(as_written, record + "_" + item.output_name)}};
+    if (as_written.nullable) field["default"] = nullptr;
     fields.push_back(std::move(field));
   }
   const json::value schema = json::object{
       {"type", "record"}, {"name", record}, {"namespace", "streamt"}, {"fields", std::move(fields)}};
   std::string out;
   detail::write_json(out, schema, 0);
+  return out;
+}
+
+std::string sink_subject(std::string_view sink_topic) { return std::string(sink_topic) + "-value"; }
+
+result<avro_sink> pin_sink_schema(const plan& p) {
+  auto text = sink_schema(p);
+  if (!text) return text.error();
+  // Parsed back, as any reader would: the canonical form is the parsed
+  // schema's, and a derived schema that did not parse would be a bug here,
+  // better refused at compile than met by the registry at the run's start.
+  auto parsed = parse_schema(*text);
+  if (!parsed) {
+    diagnostic d = parsed.error();
+    d.phase = streamt::phase::bind;
+    d.message = "the derived Avro sink schema does not parse (" + d.path + ": " + d.message + ")";
+    return d;
+  }
+  avro_sink out;
+  out.schema = std::move(*text);
+  out.canonical_form = canonical_form(*parsed);
+  out.fingerprint = fingerprint_hex(fingerprint(out.canonical_form));
+  out.subject = sink_subject(p.identity.sink_topic);
   return out;
 }
 

@@ -50,6 +50,12 @@ std::vector<node> flatten(const schema& s) {
   return out;
 }
 
+bool may_be_null(const std::vector<node>& nodes, std::size_t i) {
+  for (; i < nodes.size(); i = nodes[i].parent)
+    if (nodes[i].column->nullable) return true;
+  return false;
+}
+
 std::optional<std::size_t> find_path(const std::vector<node>& nodes, const std::vector<std::string>& path) {
   for (std::size_t i = 0; i < nodes.size(); ++i)
     if (nodes[i].path == path) return i;
@@ -71,6 +77,7 @@ std::string version_2_reason(const plan& p) {
   if (p.schema.changelog)
     return "the schema declares a changelog (" + std::string(to_string(*p.schema.changelog)) + ")";
   if (p.schema.avro) return "the source is Avro in the Confluent wire format";
+  if (p.sink.format == sink_format::avro) return "the sink is Avro in the Confluent wire format";
   return {};
 }
 

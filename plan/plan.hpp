@@ -8,9 +8,10 @@
 //
 // Version 1 plans have flat schemas of STRING, BIGINT and BOOLEAN columns.
 // Version 2 adds DOUBLE, DECIMAL(p,s), TIMESTAMP, JSON and nested ROW columns,
-// the schema's tombstone and changelog choices, and Avro sources. A plan is written as
-// version 2 only when it uses one of these (required_version), so every plan
-// that version 1 could express keeps its version and its digest.
+// the schema's tombstone and changelog choices, Avro sources and Avro sinks.
+// A plan is written as version 2 only when it uses one of these
+// (required_version), so every plan that version 1 could express keeps its
+// version and its digest.
 
 #include "plan/values.hpp"
 
@@ -233,6 +234,12 @@ struct node {
 // The flattened tree of `s`. It points into `s`: rebuild it if `s` moves.
 std::vector<node> flatten(const schema& s);
 
+// True if the column at `i` can be null in a record: it is nullable, or a
+// ROW it is inside is (a null ROW's fields are null). An output that
+// declares nullability (an Avro sink's schema) declares it from this, not
+// from the column's own flag.
+bool may_be_null(const std::vector<node>& nodes, std::size_t i);
+
 // The node whose path is exactly `path`, if any.
 std::optional<std::size_t> find_path(const std::vector<node>& nodes, const std::vector<std::string>& path);
 
@@ -286,6 +293,35 @@ struct identity {
   friend bool operator==(const identity&, const identity&) = default;
 };
 
+// What the sink's values are. `json`: one compact JSON object per output
+// (contract §4). `avro`: the Avro body of the schema derived from the
+// projection (plan::avro::sink_schema), framed with the id that schema is
+// registered under (the Confluent wire format). Keys pass through unchanged
+// either way.
+enum class sink_format { json, avro };
+
+constexpr std::string_view to_string(sink_format f) noexcept {
+  return f == sink_format::avro ? "avro" : "json";
+}
+
+// An Avro sink's schema, pinned in the plan (version 2): what the run
+// registers under `subject` at start and frames every output with. Derived
+// from the plan (avro::pin_sink_schema), never written by hand: the loader
+// refuses a plan whose pinned schema is not what its projection derives.
+struct avro_sink {
+  std::string schema;          // the writer schema, compact JSON (what is registered)
+  std::string canonical_form;  // its Parsing Canonical Form
+  std::string fingerprint;     // CRC-64-AVRO of canonical_form: 16 hex digits, little-endian bytes
+  std::string subject;         // "<sink topic>-value": the registry's topic-name strategy
+  friend bool operator==(const avro_sink&, const avro_sink&) = default;
+};
+
+struct sink {
+  sink_format format = sink_format::json;
+  std::optional<avro_sink> avro{};  // set exactly when format is avro
+  friend bool operator==(const sink&, const sink&) = default;
+};
+
 // How many predecessors a plan names at most: enough for any history of
 // updates a person reviews, small enough that the list stays readable.
 inline constexpr std::size_t max_supersedes = 64;
@@ -301,13 +337,18 @@ struct plan {
   // one's own predecessors, at most max_supersedes. Part of the digest: a
   // reviewer sees what a plan may take over from.
   std::vector<std::string> supersedes;
+  // What the sink's values are. A plan with a JSON source and a JSON sink
+  // does not write it (every plan compiled before it existed keeps its
+  // digest); any other plan states it.
+  streamt::plan::sink sink{};
   friend bool operator==(const plan&, const plan&) = default;
 };
 
 // The lowest version that can express `p`: 2 if its schema uses a type,
-// a ROW, a tombstone or changelog choice that version 1 lacks, else 1. The
-// compiler writes this version; the loader refuses a plan whose recorded
-// version differs, so one meaning has one digest.
+// a ROW, a tombstone or changelog choice that version 1 lacks, or its source
+// or sink is Avro, else 1. The compiler writes this version; the loader
+// refuses a plan whose recorded version differs, so one meaning has one
+// digest.
 int required_version(const plan& p);
 
 // Why `p` needs version 2, for messages: "column 'price' is DECIMAL(10,2)".

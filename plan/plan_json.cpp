@@ -3,6 +3,7 @@
 
 #include "plan/plan_json.hpp"
 
+#include "plan/avro_sink.hpp"
 #include "plan/json_support.hpp"
 #include "plan/schema_file.hpp"
 #include "plan/sql/keywords.hpp"
@@ -12,6 +13,7 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
 
 #include <array>
 #include <cmath>
@@ -117,6 +119,22 @@ boost::json::object plan_to_json(const plan& p) {
     proj.emplace_back(std::move(o));
   }
   root["projection"] = std::move(proj);
+  // Written unless both ends are JSON, so that every plan compiled before
+  // sinks had a format keeps its digest, and a plan with an Avro source says
+  // which format its sink writes instead of leaving a reader to guess.
+  if (p.sink.format != sink_format::json || p.schema.avro) {
+    boost::json::object sink;
+    sink["format"] = to_string(p.sink.format);
+    if (p.sink.avro) {
+      boost::json::object a;
+      a["schema"] = boost::json::parse(p.sink.avro->schema);
+      a["canonical_form"] = p.sink.avro->canonical_form;
+      a["fingerprint"] = p.sink.avro->fingerprint;
+      a["subject"] = p.sink.avro->subject;
+      sink["avro"] = std::move(a);
+    }
+    root["sink"] = std::move(sink);
+  }
   // Written only when there is one, so that every plan compiled before
   // succession existed keeps its digest.
   if (!p.supersedes.empty()) {
@@ -548,6 +566,96 @@ result<std::vector<std::string>> load_supersedes(const boost::json::object& root
   return out;
 }
 
+// "sink": its format and, for Avro, the pinned schema. Read after the
+// identity, schema and projection: an Avro sink's schema is derived from
+// them, and the pinned one must be exactly that.
+result<sink> load_sink(const boost::json::object& root, const plan& p) {
+  const std::string path = "$.sink";
+  constexpr std::string_view format_rule =
+      "\"json\" (each output a JSON object) or \"avro\" (each output Avro in the Confluent wire format, "
+      "its schema derived from the projection)";
+  const boost::json::value* v = root.if_contains("sink");
+  if (v == nullptr) {
+    if (p.schema.avro)
+      return error(ph, "missing_sink_format", path,
+                   "is missing; a plan with an Avro source states its sink's format, " +
+                       std::string(format_rule) + "; recompile the query with `streamt compile`");
+    return sink{};
+  }
+  if (!v->is_object())
+    return error(ph, "wrong_type", path,
+                 "is " + std::string(detail::kind_name(*v)) +
+                     "; it must be a JSON object with the members format and (for Avro) avro");
+  const auto& o = v->get_object();
+  diagnostic d;
+  if (detail::find_unknown_member(o, path, {"format", "avro"}, "the sink", ph, d)) return d;
+  auto format = detail::require_member(o, path, "format", format_rule, ph);
+  if (!format) return format.error();
+  const boost::json::value& f = **format;
+  if (!f.is_string() || (f.get_string() != "json" && f.get_string() != "avro"))
+    return error(ph, "invalid_sink_format", path + ".format",
+                 "is " + (f.is_string() ? quote(f.get_string()) : std::string(detail::kind_name(f))) +
+                     "; it must be " + std::string(format_rule));
+  sink out;
+  if (f.get_string() == "json") {
+    // One meaning, one digest: with both ends JSON the member is left out.
+    if (!p.schema.avro)
+      return error(ph, "needless_sink_format", path,
+                   "says \"json\" for a plan whose source is JSON too; `streamt compile` leaves \"sink\" "
+                   "out of such a plan (recompile the query)");
+    if (o.contains("avro"))
+      return error(ph, "unexpected_sink_schema", path + ".avro",
+                   "is given but the sink's format is \"json\"; only an Avro sink pins a schema");
+    return out;
+  }
+  out.format = sink_format::avro;
+  auto a = require_object(o, path, "avro",
+                          "a JSON object with the members schema, canonical_form, fingerprint and subject");
+  if (!a) return a.error();
+  const std::string apath = path + ".avro";
+  if (detail::find_unknown_member(**a, apath, {"schema", "canonical_form", "fingerprint", "subject"},
+                                  "an Avro sink", ph, d))
+    return d;
+  auto derived = avro::pin_sink_schema(p);
+  if (!derived) {
+    diagnostic e = derived.error();
+    e.phase = ph;
+    e.path = "$.projection";
+    return e;
+  }
+  constexpr std::string_view recompile = "; recompile the plan rather than edit it";
+  auto schema_value = detail::require_member(**a, apath, "schema",
+                                             "the Avro schema the projection derives (contract §3)", ph);
+  if (!schema_value) return schema_value.error();
+  std::string compact;
+  detail::write_json(compact, **schema_value, 0);
+  if (compact != derived->schema)
+    return error(ph, "avro_sink_schema_mismatch", apath + ".schema",
+                 "is not the Avro schema the plan's projection and sink topic derive (" +
+                     quote(derived->schema) + ")" + std::string(recompile));
+  auto canonical =
+      detail::require_string(**a, apath, "canonical_form", "the schema's Parsing Canonical Form", ph);
+  if (!canonical) return canonical.error();
+  if (*canonical != derived->canonical_form)
+    return error(ph, "avro_sink_schema_mismatch", apath + ".canonical_form",
+                 "is not the Parsing Canonical Form of the schema beside it (" +
+                     quote(derived->canonical_form) + ")" + std::string(recompile));
+  auto fp = detail::require_string(**a, apath, "fingerprint", "16 hex digits", ph);
+  if (!fp) return fp.error();
+  if (*fp != derived->fingerprint)
+    return error(ph, "avro_sink_schema_mismatch", apath + ".fingerprint",
+                 "is " + quote(*fp) + ", but the canonical form's CRC-64-AVRO fingerprint is " +
+                     quote(derived->fingerprint) + std::string(recompile));
+  auto subject = detail::require_string(**a, apath, "subject", "a JSON string \"<sink topic>-value\"", ph);
+  if (!subject) return subject.error();
+  if (*subject != derived->subject)
+    return error(ph, "avro_sink_schema_mismatch", apath + ".subject",
+                 "is " + quote(*subject) + ", but an Avro sink's schema is registered under " +
+                     quote(derived->subject) + " (the sink topic and \"-value\")" + std::string(recompile));
+  out.avro = std::move(*derived);
+  return out;
+}
+
 }  // namespace
 
 std::string canonical_json(const plan& p) {
@@ -577,7 +685,13 @@ std::string output_shape(const plan& p) {
     members.emplace_back(std::move(o));
   }
   std::string out;
-  detail::write_json(out, members, 0);
+  // An Avro sink's records are read otherwise than JSON ones: its shape is
+  // another. A JSON sink's shape stays the members alone, so that the shapes
+  // recorded before sinks had a format still match.
+  if (p.sink.format == sink_format::avro)
+    detail::write_json(out, boost::json::object{{"format", "avro"}, {"members", std::move(members)}}, 0);
+  else
+    detail::write_json(out, members, 0);
   return std::string(digest_prefix) + sha256_hex(out);
 }
 
@@ -606,8 +720,8 @@ result<plan> load_plan(std::string_view json_text) {
   diagnostic d;
   if (detail::find_unknown_member(
           root, "$",
-          {"plan_version", "identity", "schema", "predicate", "projection", "supersedes", "digest"}, "a plan",
-          ph, d))
+          {"plan_version", "identity", "schema", "predicate", "projection", "sink", "supersedes", "digest"},
+          "a plan", ph, d))
     return d;
   // The digest is compared last, but a plan without one is refused before
   // the rest is read: it was not written by `streamt compile`.
@@ -652,6 +766,10 @@ result<plan> load_plan(std::string_view json_text) {
   auto before = load_supersedes(root);
   if (!before) return before.error();
   p.supersedes = std::move(*before);
+
+  auto sink = load_sink(root, p);
+  if (!sink) return sink.error();
+  p.sink = std::move(*sink);
 
   // One meaning, one version, one digest: a plan is version 2 exactly when
   // it uses what version 1 lacks.

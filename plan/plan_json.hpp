@@ -37,7 +37,8 @@ constexpr bool is_valid_application_id(std::string_view id) noexcept {
 std::string canonical_json(const plan& p);
 std::string digest(const plan& p);  // "sha256:<64 hex>"
 // The digest of what the plan's output looks like: each output member's
-// name, type and nullability, in order. Two plans with the same shape write
+// name, type and nullability, in order, and the sink's format when it is
+// Avro. Two plans with the same shape write
 // records consumers of the sink read alike (the predicate may differ).
 std::string output_shape(const plan& p);
 
@@ -48,7 +49,9 @@ std::string write_plan(const plan& p);
 // plan_version, inconsistent references (a predicate or projection on a
 // missing column, a literal whose type differs from its column's, duplicate
 // output names, operators other than the fixed ones, an identity whose
-// source_topic differs from the schema's topic) and a digest that does not
+// source_topic differs from the schema's topic, an Avro sink's pinned schema
+// that is not the one its projection derives, a "sink" member where both
+// ends are JSON or none where the source is Avro) and a digest that does not
 // match are all rejected with the JSON path of the problem (phase::plan).
 result<plan> load_plan(std::string_view json_text);
 

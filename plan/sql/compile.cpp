@@ -3,6 +3,7 @@
 
 #include "plan/sql/compile.hpp"
 
+#include "plan/avro_sink.hpp"
 #include "plan/sql/binder.hpp"
 #include "plan/sql/keywords.hpp"
 #include "plan/sql/lexer.hpp"
@@ -97,6 +98,12 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
   p.predicate = std::move(bound->predicate);
   p.projection = std::move(bound->projection);
   p.supersedes = options.supersedes;
+  p.sink.format = options.sink_format.value_or(source.avro ? sink_format::avro : sink_format::json);
+  if (p.sink.format == sink_format::avro) {
+    auto pinned = avro::pin_sink_schema(p);
+    if (!pinned) return pinned.error();
+    p.sink.avro = std::move(*pinned);
+  }
   p.version = required_version(p);
   return p;
 }

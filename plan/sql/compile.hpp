@@ -10,6 +10,7 @@
 #include "plan/diagnostic.hpp"
 #include "plan/plan.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,9 @@ struct compile_options {
   std::string dead_letter_topic{};  // with on_invalid dead_letter
   // The plans the new one succeeds, nearest first (plan::plan::supersedes).
   std::vector<std::string> supersedes{};
+  // The sink's format; unset, it follows the source's (an Avro source, an
+  // Avro sink). An Avro sink's schema is derived and pinned (plan::sink).
+  std::optional<streamt::plan::sink_format> sink_format{};
 };
 
 // SQL text longer than this is refused (sql_too_large) before it is lexed, so

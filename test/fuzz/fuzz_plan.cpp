@@ -9,7 +9,8 @@
 // - an accepted plan serialises (write_plan) and loads back to an equal plan
 //   with the same digest; its to_sql() form compiles, against its own schema
 //   and identity, to that same plan; the stage pipeline builds from it (its definitions
-//   throw on a plan that breaks the plan's invariants).
+//   throw on a plan that breaks the plan's invariants); an Avro sink's pinned
+//   schema is the one the plan derives.
 //
 // Mutated plans almost never keep a matching digest, which would stop every
 // input at the last check. A digest_mismatch is therefore repaired once (the
@@ -21,6 +22,7 @@
 #include "operators/avro_decode.hpp"
 #include "operators/stage_pipeline.hpp"
 #include "plan/avro_schema.hpp"
+#include "plan/avro_sink.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/sql/compile.hpp"
 
@@ -51,8 +53,21 @@ void check_accepted(const plan::plan& p, std::string_view input) {
     (void)pipeline;
   }
 
+  if (p.sink.avro) {
+    // An Avro sink's pinned schema is what the plan derives, and parses.
+    auto pinned = plan::avro::pin_sink_schema(p);
+    if (!pinned || !(*pinned == *p.sink.avro))
+      violated("an accepted plan's Avro sink schema is not the one it derives", input, p.sink.avro->schema);
+    if (!plan::avro::parse_schema(p.sink.avro->schema))
+      violated("an accepted plan's Avro sink schema does not parse", input, p.sink.avro->schema);
+  }
+
   const std::string sql = plan::to_sql(p);
-  auto compiled = plan::compile(sql, p.schema, {p.identity.application_id, p.identity.sink_topic});
+  // The sink's format as the plan has it: compile's default follows the
+  // source, and a plan may have chosen the other.
+  plan::compile_options options{p.identity.application_id, p.identity.sink_topic};
+  options.sink_format = p.sink.format;
+  auto compiled = plan::compile(sql, p.schema, options);
   if (!compiled)
     violated("to_sql of an accepted plan does not compile", input, sql + " -> " + compiled.error().message);
   if (!(*compiled == p)) violated("to_sql of an accepted plan compiles to another plan", input, sql);

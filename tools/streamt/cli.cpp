@@ -317,6 +317,17 @@ std::optional<int> read_client_settings(std::string_view command, const argument
 }
 
 std::optional<int> refuse_unreadable_source(std::string_view command, const plan::plan& p) {
+  if (!p.schema.avro && p.sink.format == plan::sink_format::avro) {
+    const int code = engine::to_int(engine::exit_code::rejected);
+    say_error(command,
+              "the plan's sink is Avro in the Confluent wire format (its \"sink\" member): " +
+                  std::string(command) +
+                  " cannot frame such outputs yet (it has no Schema Registry to register the sink's schema "
+                  "with); streamt run does with --schema-registry URL, or compile with --sink-format json "
+                  "(contract §3)",
+              code, "avro_sink_not_runnable");
+    return code;
+  }
   if (!p.schema.avro) return std::nullopt;
   const int code = engine::to_int(engine::exit_code::rejected);
   say_error(command,

@@ -182,6 +182,11 @@ int cmd_check(std::span<char* const> args) {
   for (std::size_t i = 0; i < p->identity.operators.size(); ++i)
     std::cout << (i ? ", " : "") << p->identity.operators[i];
   std::cout << '\n';
+  // Said only for an Avro sink, so that the lines of every other plan stay
+  // as scripts read them; the subject is what the run registers.
+  if (p->sink.avro)
+    std::cout << "sink_format:    avro (subject " << p->sink.avro->subject << ", fingerprint "
+              << p->sink.avro->fingerprint << ")\n";
   if (!p->supersedes.empty())
     std::cout << "supersedes:     " << p->supersedes.front()
               << (p->supersedes.size() > 1

@@ -59,6 +59,40 @@ void write_column(std::ostream& os, const plan::column& c, int depth) {
   for (const plan::column& f : c.fields) write_column(os, f, depth + 1);
 }
 
+// The Avro type an output column is written as (plan/avro_sink.hpp's
+// mapping), in words: "long", "bytes (decimal(10,2))", "union [null, string]".
+// `may_be_null`: the column, or a ROW it is inside, is nullable.
+std::string avro_type_words(const plan::column& c, bool may_be_null) {
+  std::string t;
+  switch (c.type) {
+    case plan::column_type::bigint:
+      t = "long";
+      break;
+    case plan::column_type::double_:
+      t = "double";
+      break;
+    case plan::column_type::boolean:
+      t = "boolean";
+      break;
+    case plan::column_type::string:
+      t = "string";
+      break;
+    case plan::column_type::json:
+      t = "string (its JSON text)";
+      break;
+    case plan::column_type::timestamp:
+      t = "long (timestamp-millis)";
+      break;
+    case plan::column_type::decimal:
+      t = "bytes (decimal(" + std::to_string(c.precision) + "," + std::to_string(c.scale) + "))";
+      break;
+    case plan::column_type::row:
+      t = "record";
+      break;
+  }
+  return may_be_null ? "union [null, " + t + "]" : t;
+}
+
 // A column reference as the query writes it (after.amount), or the damage.
 std::string path(const std::vector<plan::node>& nodes, std::size_t i) {
   return i < nodes.size() ? plan::path_text(nodes[i].path) : "<column #" + std::to_string(i) + ">";
@@ -123,17 +157,34 @@ int cmd_explain(std::span<char* const> args) {
     if (item.column >= nodes.size() || item.output_name != nodes[item.column].path.back())
       os << " AS " << name(item.output_name);
   }
-  os << "\n4. encode   compact JSON {";
-  for (std::size_t i = 0; i < p->projection.size(); ++i) {
-    const auto& item = p->projection[i];
-    os << (i ? ", " : "") << json_member(item.output_name) << ": "
-       << (item.column >= nodes.size() ? std::string("?")
-           : nodes[item.column].column->type == plan::column_type::row
-               ? "ROW (a JSON object)"
-               : plan::type_name(*nodes[item.column].column));
+  if (p->sink.avro) {
+    // The subject and fingerprint are what a reviewer checks in the
+    // registry; the field types are the schema's, one per output column.
+    os << "\n4. encode   Avro in the Confluent wire format (a zero byte, the schema id, the body) of the "
+          "pinned sink schema, registered under subject "
+       << p->sink.avro->subject << " when the run starts (fingerprint " << p->sink.avro->fingerprint
+       << "): record {";
+    for (std::size_t i = 0; i < p->projection.size(); ++i) {
+      const auto& item = p->projection[i];
+      os << (i ? ", " : "") << item.output_name << ": "
+         << (item.column >= nodes.size()
+                 ? std::string("?")
+                 : avro_type_words(*nodes[item.column].column, plan::may_be_null(nodes, item.column)));
+    }
+    os << "}\n";
+  } else {
+    os << "\n4. encode   compact JSON {";
+    for (std::size_t i = 0; i < p->projection.size(); ++i) {
+      const auto& item = p->projection[i];
+      os << (i ? ", " : "") << json_member(item.output_name) << ": "
+         << (item.column >= nodes.size() ? std::string("?")
+             : nodes[item.column].column->type == plan::column_type::row
+                 ? "ROW (a JSON object)"
+                 : plan::type_name(*nodes[item.column].column));
+    }
+    os << "}\n";
   }
-  os << "}\n"
-     << "sink    topic " << p->identity.sink_topic
+  os << "sink    topic " << p->identity.sink_topic << ", " << plan::to_string(p->sink.format) << " values"
      << ", transactional (exactly once); partition by murmur2 of the unchanged key\n";
   if (p->identity.on_invalid == plan::on_invalid::dead_letter)
     os << "invalid to topic " << p->identity.dead_letter_topic

@@ -289,6 +289,10 @@ int cmd_run(std::span<char* const> args) {
     return usage_error("run",
                        "the plan's source is Avro in the Confluent wire format: give --schema-registry URL, "
                        "the Schema Registry its writer schemas come from");
+  if (p->sink.avro && !options.schema_registry)
+    return usage_error("run",
+                       "the plan's sink is Avro in the Confluent wire format: give --schema-registry URL, "
+                       "the Schema Registry its schema is registered with (or compile with --sink-format json)");
   if (auto expected = a.get("--expect-digest"); expected && *expected != plan::digest(*p)) {
     const int code = engine::to_int(engine::exit_code::rejected);
     say_error("run",

@@ -2,11 +2,13 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "engine/plan_diff.hpp"
+#include "plan/avro_sink.hpp"
 #include "test/support/orders_plan.hpp"
 
 #include <boost/test/unit_test.hpp>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -98,6 +100,14 @@ BOOST_AUTO_TEST_CASE(only_the_first_differences_are_kept_and_all_are_counted) {
   BOOST_TEST(c.differences().old_only == 5u);
   BOOST_TEST_REQUIRE(c.kept().size() == 2u);
   BOOST_TEST(c.kept()[1].offset == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_plan_with_an_avro_sink_on_either_side_is_refused) {
+  plan::plan avro = orders_plan(50);
+  avro.sink.format = plan::sink_format::avro;
+  avro.sink.avro = *plan::avro::pin_sink_schema(avro);
+  BOOST_CHECK_THROW(engine::plan_comparison(avro, orders_plan(50), 10), std::invalid_argument);
+  BOOST_CHECK_THROW(engine::plan_comparison(orders_plan(50), avro, 10), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

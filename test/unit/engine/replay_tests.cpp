@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "engine/replay.hpp"
+#include "plan/avro_sink.hpp"
 #include "test/support/orders_plan.hpp"
 
 #define BOOST_TEST_MODULE engine
@@ -9,6 +10,7 @@
 
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -297,6 +299,17 @@ BOOST_AUTO_TEST_CASE(batches_larger_than_one_read_keep_every_record_in_order) {
     ++n;
   }
   BOOST_TEST(n == 1450u);
+}
+
+BOOST_AUTO_TEST_CASE(a_plan_with_an_avro_sink_is_refused_before_any_record_is_read) {
+  plan::plan p = orders_plan();
+  p.sink.format = plan::sink_format::avro;
+  p.sink.avro = *plan::avro::pin_sink_schema(p);
+  std::istringstream in(R"({"topic":"orders","partition":0,"offset":0,"key":null,"payload":"{}"})");
+  std::ostringstream out;
+  BOOST_CHECK_THROW(engine::replay(p, in, out), std::invalid_argument);
+  BOOST_TEST(out.str().empty());
+  BOOST_TEST(in.tellg() == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

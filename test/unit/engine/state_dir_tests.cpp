@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "engine/state_dir.hpp"
+#include "plan/avro_sink.hpp"
 #include "plan/plan_json.hpp"
 
 #include "test/support/orders_plan.hpp"
@@ -131,6 +132,25 @@ BOOST_AUTO_TEST_CASE(a_changed_projection_needs_allow_output_change) {
   BOOST_TEST_REQUIRE(!refused.has_value());
   BOOST_TEST(refused.error().code == "output_changed");
   BOOST_TEST(d->admit(narrower, true).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_changed_sink_format_needs_allow_output_change) {
+  scratch s;
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d->admit(orders(50), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+  }
+  plan::plan avro = orders(50);
+  avro.sink.format = plan::sink_format::avro;
+  avro.sink.avro = *plan::avro::pin_sink_schema(avro);
+  avro.version = plan::required_version(avro);
+  auto d = engine::state_dir::open(s.dir.string());
+  auto refused = d->admit(avro, false);
+  BOOST_TEST_REQUIRE(!refused.has_value());
+  BOOST_TEST(refused.error().code == "output_changed");
+  BOOST_TEST(refused.error().message.find("sink format") != std::string::npos, refused.error().message);
+  BOOST_TEST(d->admit(avro, true).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(records_every_start_in_the_history) {
