@@ -123,6 +123,11 @@ struct run_options {
   // Each schema id is asked for once per run; a registry that does not
   // answer stalls the run at the record that needs it, up to stall_timeout.
   std::optional<kafka::registry::config> schema_registry;
+  // An Avro sink's schema is registered under its subject at start
+  // (registering an identical schema again answers its id). False: it must
+  // be registered already (`streamt run --no-register`), for a registry
+  // whose subjects only an administrator may write.
+  bool register_sink_schema = true;
 };
 
 exit_code exit_code_of(run_status s) noexcept;

@@ -41,8 +41,12 @@ ss::config session_config(const plan::plan& p, const run_options& o) {
   c.start.claim_plans = o.claim_plans;
   c.start.changelog = p.schema.changelog;
   c.start.plan_version = p.version;
-  if (o.schema_registry)
+  if (p.sink.avro) c.start.sink_schema_subject = p.sink.avro->subject;
+  c.start.register_sink_schema = o.register_sink_schema;
+  if (o.schema_registry) {
     c.registry_backoff = {o.schema_registry->backoff_initial, o.schema_registry->backoff_max};
+    c.start.registry_backoff = c.registry_backoff;
+  }
   return c;
 }
 
@@ -117,6 +121,11 @@ asio::awaitable<void> runtime::loop() {
         auto op = together({std::move(a)});
         auto outcome = co_await std::move(op);
         a = session_.on(std::move(outcome));
+        break;
+      }
+      case act::register_schema: {
+        auto op = register_sink_schema(std::move(a));
+        a = co_await std::move(op);
         break;
       }
       case act::commit_state:

@@ -82,6 +82,7 @@ class runtime {
   // ---- schemas.cpp
   std::optional<std::string> make_registry_client();
   asio::awaitable<ss::action> fetch_schema(ss::action a);
+  asio::awaitable<ss::action> register_sink_schema(ss::action a);
   ss::action learn_schema(const ss::action& a);
   void report_registry_wait();
   bool stop_news() const noexcept;

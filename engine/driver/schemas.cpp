@@ -10,6 +10,8 @@
 
 #include "engine/driver/runtime.hpp"
 
+#include "plan/avro_schema.hpp"
+
 #include <string>
 #include <utility>
 
@@ -28,8 +30,9 @@ ss::schema_answer answer_of(const reg::failure& f) noexcept {
     case reg::verdict::stop:
       return ss::schema_answer::cancelled;
     case reg::verdict::settings:
-    case reg::verdict::refused:  // a by-id lookup asks for nothing a registry may refuse
       return ss::schema_answer::misconfigured;
+    case reg::verdict::refused:
+      return ss::schema_answer::refused;
   }
   return ss::schema_answer::misconfigured;
 }
@@ -39,10 +42,16 @@ ss::schema_answer answer_of(const reg::failure& f) noexcept {
 // At start-up (prepare): the client for a plan that reads Avro; the reason
 // the run cannot start, if it cannot. No request is sent yet.
 std::optional<std::string> runtime::make_registry_client() {
-  if (!stages_.reads_avro()) return std::nullopt;
+  const bool avro_sink = plan_.sink.avro.has_value();
+  if (!stages_.reads_avro() && !avro_sink) return std::nullopt;
   if (!options_.schema_registry)
-    return "the plan's source is Avro in the Confluent wire format, whose writer schemas come from a Schema "
-           "Registry: give its address (streamt run --schema-registry URL; run_options::schema_registry)";
+    return stages_.reads_avro()
+               ? "the plan's source is Avro in the Confluent wire format, whose writer schemas come from a "
+                 "Schema Registry: give its address (streamt run --schema-registry URL; "
+                 "run_options::schema_registry)"
+               : "the plan's sink is Avro in the Confluent wire format, whose schema is registered with a "
+                 "Schema Registry: give its address (streamt run --schema-registry URL; "
+                 "run_options::schema_registry)";
   reg::result<std::unique_ptr<reg::client>> c = reg::client::make(ex_, *options_.schema_registry);
   if (!c) return c.error().message;
   registry_ = std::move(*c);
@@ -84,6 +93,62 @@ ss::action runtime::learn_schema(const ss::action& a) {
   ss::action next = session_.on(ss::schema_learnt{});
   report_registry_wait();
   return next;
+}
+
+// The start-up's register_schema step: the plan's sink schema registered
+// under its subject (an identical one answers its id), or, when not
+// register_new, found among the subject's versions by its canonical form.
+// The id is given to the stages, which frame every output with it.
+asio::awaitable<ss::action> runtime::register_sink_schema(ss::action a) {
+  ss::sink_schema_registered e;
+  e.called = steady_clock::now();
+  const plan::avro_sink& sink = *plan_.sink.avro;
+  auto failed = [&](const reg::failure& f) {
+    e.answer = answer_of(f);
+    e.message = f.message;
+  };
+  std::optional<std::int64_t> id;
+  if (a.register_new) {
+    auto op = registry_->register_schema(a.subject, sink.schema);
+    reg::result<std::int64_t> r = co_await std::move(op);
+    if (r)
+      id = *r;
+    else
+      failed(r.error());
+  } else {
+    auto op = registry_->subject_versions(a.subject);
+    reg::result<std::vector<std::int64_t>> versions = co_await std::move(op);
+    if (!versions) failed(versions.error());
+    for (std::size_t i = 0; versions && i < versions->size() && !id && e.message.empty(); ++i) {
+      auto get = registry_->subject_version(a.subject, (*versions)[i]);
+      reg::result<reg::subject_schema> v = co_await std::move(get);
+      if (!v) {
+        failed(v.error());
+      } else if (result<plan::avro::schema> s = plan::avro::parse_schema(v->schema.text);
+                 s && plan::avro::canonical_form(*s) == sink.canonical_form) {
+        id = v->id;
+      }
+    }
+    if (!id && e.message.empty()) {
+      e.answer = ss::schema_answer::refused;
+      e.message = "none of its " + std::to_string(versions ? versions->size() : 0) +
+                  " version(s) has the canonical form " + sink.fingerprint;
+    }
+  }
+  metrics_->registry_requests(registry_->stats().requests);
+  if (id && (*id < 0 || *id > std::int64_t{UINT32_MAX})) {
+    e.answer = ss::schema_answer::misconfigured;
+    e.message = "the registry answered schema id " + std::to_string(*id) +
+                ", which the Confluent wire format's 4 bytes cannot hold";
+    id.reset();
+  }
+  if (id) {
+    e.id = static_cast<std::uint32_t>(*id);
+    stages_.sink_schema_id(*e.id);
+  }
+  e.now = steady_clock::now();
+  e.jitter = std::uniform_real_distribution<double>(0.0, 1.0)(jitter_);
+  co_return session_.on(std::move(e));
 }
 
 void runtime::report_registry_wait() {

@@ -33,12 +33,14 @@ enum class act {
                       //   cleanup.policy → batches_capped
   init_transactions,  // init_transactions for at most `slice` → transactions_initialised
   create_plan_log,    // create `topic` (the plan log) → plan_log_created
-  read_plan_log,  // read `topic` to its end (`must_exist`: do not wait for it to appear) → plan_log_read
-  append_claim,   // append `claim` to `topic` → claim_appended
-  commit_state,   // write the state directory → state_committed
-  subscribe,      // subscribe to the source topic → subscribed
-  together,       // perform every one of `steps` at the same time; when all are done → steps_done
-                  //   (their outcomes, in the order of `steps`)
+  read_plan_log,    // read `topic` to its end (`must_exist`: do not wait for it to appear) → plan_log_read
+  append_claim,     // append `claim` to `topic` → claim_appended
+  commit_state,     // write the state directory → state_committed
+  register_schema,  // register the plan's sink schema under `subject` (find it there, when not
+                    //   `register_new`) → sink_schema_registered
+  subscribe,        // subscribe to the source topic → subscribed
+  together,         // perform every one of `steps` at the same time; when all are done → steps_done
+                    //   (their outcomes, in the order of `steps`)
   // the run
   poll,          // take up to max_records, waiting no longer than commit_at if set (→ commit_due:
                  //   an open transaction's deadline, or a stop's wait for the first assignment);
@@ -77,6 +79,8 @@ struct action {
   bool leave_group = false;                    // close
   std::optional<invalid_record> dead;          // dead_letter: why the record is invalid
   std::uint32_t schema_id = 0;                 // fetch_schema, learn_schema
+  std::string subject;                         // register_schema
+  bool register_new = true;                    // register_schema: false: it must be registered already
   std::string schema_text;                     // learn_schema: the writer schema, as the registry has it
   bool schema_known = true;                    // learn_schema: false when the registry has no such id
   std::string topic;                           // create_plan_log, read_plan_log, append_claim
@@ -89,6 +93,19 @@ struct action {
   // The record the warning is about, for the line's fields (a dead_letter's
   // is `dead`).
   std::optional<invalid_record> record;
+};
+
+// The Schema Registry's answer to a request of the session's, as
+// kafka/registry classified it (failure.hpp's verdicts): the session decides
+// what each means.
+enum class schema_answer {
+  found,          // what was asked for (a writer schema, the sink schema's id)
+  unknown_id,     // the registry has no schema with that id: the record's fault (unknown_schema_id)
+  unavailable,    // unreachable, timing out or 5xx: nobody's fault but the registry's; wait
+  misconfigured,  // refused our credentials or TLS, or is no registry at that URL: exit 78
+  refused,        // refused what was asked (a schema its compatibility rules refuse, a subject
+                  //   without it): exit 78
+  cancelled,      // a stop cut the request short
 };
 
 struct ending {

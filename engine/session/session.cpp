@@ -29,6 +29,8 @@ std::string_view to_string(act a) noexcept {
       return "append_claim";
     case act::commit_state:
       return "commit_state";
+    case act::register_schema:
+      return "register_schema";
     case act::subscribe:
       return "subscribe";
     case act::together:

@@ -191,16 +191,7 @@ struct retry_elapsed {};
 struct dead_lettered {
   clock::time_point now;
 };
-// The registry's answer to fetch_schema, as kafka/registry classified it
-// (failure.hpp's verdicts): the session decides what each means for the
-// record that waits for it.
-enum class schema_answer {
-  found,          // `text` is the writer schema
-  unknown_id,     // the registry has no schema with that id: the record's fault (unknown_schema_id)
-  unavailable,    // unreachable, timing out or 5xx: nobody's fault but the registry's; wait
-  misconfigured,  // refused our credentials or TLS, or is no registry at that URL: exit 78
-  cancelled,      // a stop cut the request short
-};
+// The registry's answer to fetch_schema (schema_answer, action.hpp).
 struct schema_answered {
   std::uint32_t id = 0;
   schema_answer answer = schema_answer::found;
@@ -264,7 +255,7 @@ using event = std::variant<starting, prepared, topics_listed, steps_done, state_
                            started, stop_seen, records_arrived, batch_produced, commit_due, began, flushed,
                            offsets_sent, commit_returned, abort_returned, rewound, retry_elapsed, revoked,
                            given_up, assigned, run_failed, client_failed, assignment_refused, dead_lettered,
-                           schema_answered, schema_learnt>;
+                           schema_answered, schema_learnt, sink_schema_registered>;
 
 // ---- actions ---------------------------------------------------------------
 

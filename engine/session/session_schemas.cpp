@@ -69,6 +69,7 @@ action run_session::handle(const schema_answered& e) {
       return emit(std::move(a));
     }
     case schema_answer::misconfigured:
+    case schema_answer::refused:
       return end_run_at(ending{run_status::rejected_config,
                                "cannot read writer schema id " + std::to_string(e.id) + " for " +
                                    waiting_record() + ": " + e.message +

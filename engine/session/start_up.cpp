@@ -71,6 +71,9 @@ std::string start_up::where() const {
   switch (phase_) {
     case phase::preparing:
       return "before the brokers were asked anything";
+    case phase::registering:
+    case phase::registry_pause:
+      return "while registering the sink's schema with the schema registry";
     case phase::listing:
     case phase::pausing:
       return "before the brokers answered";
@@ -122,7 +125,65 @@ start_step start_up::on(const prepared& e) {
                     "900000 by default)");
   plan_ = e.plan;
   instance_id_ = e.instance_id;
+  if (!config_.sink_schema_subject.empty()) return register_sink_schema();
   return list_topics();
+}
+
+// ---- an Avro sink's schema ----------------------------------------------------------
+
+// Registering a schema the subject has already is idempotent (the registry
+// answers its id), so every start registers: a restart after the subject's
+// history was rewritten finds out at once, not at the first output.
+start_step start_up::register_sink_schema() {
+  phase_ = phase::registering;
+  start_step s = ask(act::register_schema);
+  s.next.subject = config_.sink_schema_subject;
+  s.next.register_new = config_.register_sink_schema;
+  return s;
+}
+
+start_step start_up::on(const sink_schema_registered& e) {
+  const std::string& subject = config_.sink_schema_subject;
+  switch (e.answer) {
+    case schema_answer::found: {
+      if (!e.id) return fail(run_status::failed, "the sink's schema was registered without an id: a bug");
+      start_step s = list_topics();
+      s.next.info = "the sink's schema is id " + std::to_string(*e.id) + " under subject '" + subject + "'";
+      return s;
+    }
+    case schema_answer::misconfigured:
+      return fail(run_status::rejected_config, "cannot register the sink's schema under subject '" + subject +
+                                                   "': " + e.message +
+                                                   "; fix --schema-registry or --registry-config");
+    case schema_answer::refused:
+    case schema_answer::unknown_id:
+      return fail(run_status::rejected_config,
+                  config_.register_sink_schema
+                      ? "the schema registry refused the sink's schema under subject '" + subject +
+                            "': " + e.message +
+                            "; the subject's compatibility rules decide: register a compatible projection, "
+                            "set the subject's compatibility, or write to another sink topic"
+                      : "--no-register: subject '" + subject +
+                            "' has no version that is the sink's schema (" + e.message +
+                            "); register it (streamt explain shows it), or start without "
+                            "--no-register");
+    case schema_answer::unavailable:
+    case schema_answer::cancelled:
+      break;
+  }
+  if (!registry_unanswered_since_) registry_unanswered_since_ = e.called;
+  if (e.now - *registry_unanswered_since_ >= config_.connect_timeout)
+    return fail(run_status::unavailable, "the schema registry did not answer within --connect-timeout-ms (" +
+                                             std::to_string(config_.connect_timeout.count()) +
+                                             " ms) to register the sink's schema under "
+                                             "subject '" +
+                                             subject + "': " + e.message);
+  phase_ = phase::registry_pause;
+  start_step s = ask(act::retry_after);
+  s.next.delay = backoff_delay(config_.registry_backoff, registry_failures_++, e.jitter);
+  s.next.warning = "registering the sink's schema under subject '" + subject + "': " + e.message +
+                   "; asking again in " + std::to_string(s.next.delay.count()) + " ms";
+  return s;
 }
 
 // ---- the brokers' topics ----------------------------------------------------------
@@ -178,6 +239,7 @@ start_step start_up::on(const topics_listed& e) {
 }
 
 start_step start_up::waited() {
+  if (phase_ == phase::registry_pause) return register_sink_schema();
   start_step s = list_topics();
   const clock::time_point deadline = *listing_began_ + config_.connect_timeout;
   const auto left =

@@ -9,6 +9,10 @@
 //
 //   prepare            settings checked, the state directory admitted, the
 //                      clients made (nothing reaches a broker)
+//   register_schema    an Avro sink's schema registered under its subject
+//                      (or, with --no-register, found there): its id frames
+//                      every output. An outage is waited out (backoff.hpp)
+//                      up to --connect-timeout-ms; a refusal ends the start
 //   list_topics        in slices, until the brokers answer or
 //                      --connect-timeout-ms has passed
 //   then two branches at the same time (act::together, one round after
@@ -38,6 +42,7 @@
 // where() names the steps for the line that says so.
 
 #include "engine/session/action.hpp"
+#include "engine/session/backoff.hpp"
 #include "engine/session/claims.hpp"
 #include "engine/session/failure.hpp"
 #include "engine/session/succession.hpp"
@@ -75,6 +80,13 @@ struct start_config {
   // source and what it tells to do.
   std::optional<plan::changelog> changelog;
   int plan_version = plan::oldest_plan_version;
+  // An Avro sink: the subject its schema is registered under (empty: the
+  // sink is JSON), whether the start registers it (false: it must be there
+  // already, --no-register), and the pause between attempts while the
+  // registry does not answer.
+  std::string sink_schema_subject;
+  bool register_sink_schema = true;
+  backoff_policy registry_backoff{};
 };
 
 // ---- events ----------------------------------------------------------------
@@ -140,6 +152,15 @@ using step_outcome =
 struct steps_done {
   std::vector<step_outcome> outcomes;
 };
+// The register_schema step's answer: the sink schema's id, or why not.
+struct sink_schema_registered {
+  std::optional<std::uint32_t> id;
+  schema_answer answer = schema_answer::found;
+  std::string message;  // unless found: what failed, naming the registry (never a credential)
+  clock::time_point called{};
+  clock::time_point now{};
+  double jitter = 0.0;  // in [0, 1), the backoff's spread
+};
 struct state_committed {
   std::string error;  // empty: written
 };
@@ -163,6 +184,7 @@ class start_up {
 
   start_step begin();
   start_step on(const prepared& e);
+  start_step on(const sink_schema_registered& e);
   start_step on(const topics_listed& e);
   start_step waited();  // the pause between two topic lists ended
   start_step on(const steps_done& e);
@@ -179,6 +201,8 @@ class start_up {
  private:
   enum class phase {
     preparing,
+    registering,
+    registry_pause,
     listing,
     pausing,
     branches,  // the producer's and the plan log's steps (act::together)
@@ -197,6 +221,7 @@ class start_up {
     std::string info{};
   };
 
+  start_step register_sink_schema();
   start_step list_topics();
   start_step branches(bool log_listed);
   start_step commit_state();
@@ -228,6 +253,10 @@ class start_up {
   std::chrono::milliseconds transaction_timeout_{0};
   // The first topic list was asked then: --connect-timeout-ms counts from it.
   std::optional<clock::time_point> listing_began_;
+  // The sink schema's registration: its first unanswered attempt, and how
+  // many there were.
+  std::optional<clock::time_point> registry_unanswered_since_;
+  unsigned registry_failures_ = 0;
   clock::time_point last_list_called_{};
   failure last_list_error_;
   // init_transactions: its first slice, and its last warning line.

@@ -22,10 +22,12 @@ Run with the python of tools/pyclients:
       body, an Apicurio 8-byte id, good
   avro_registry.py dead BOOTSTRAP DLQ
       the dead-letter records: source partition, offset and error code
-  avro_registry.py check-sink BOOTSTRAP TOPIC RANGE... [--dlq DLQ]
+  avro_registry.py check-sink BOOTSTRAP TOPIC RANGE... [--dlq DLQ] [--registry URL]
       the sink's read_committed records must be exactly the oracle's outputs
       of the records in RANGEs (FIRST:COUNT[:VERSION]), each once; with
-      --dlq, that topic must be empty
+      --dlq, that topic must be empty; with --registry, the values are Avro
+      read by confluent-kafka's AvroDeserializer through the registry, each
+      framed with the id of the sink's subject (else JSON)
 
 The oracle reads each record as the plan's reader schema (version 3) sees
 it, by Avro's rules worked out by hand here (a field version 1 lacks takes
@@ -46,7 +48,7 @@ import time
 import fastavro
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.schema_registry import SchemaRegistryClient
-from confluent_kafka.schema_registry.avro import AvroSerializer
+from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 UTC = datetime.timezone.utc
@@ -265,12 +267,15 @@ def read_all(bootstrap, topic, idle_s=3.0, deadline_s=60.0):
 
 def cmd_check_sink(bootstrap, topic, *args):
     dlq = None
+    registry = None
     ranges = []
     args = list(args)
     while args:
         a = args.pop(0)
         if a == "--dlq":
             dlq = args.pop(0)
+        elif a == "--registry":
+            registry = args.pop(0)
         else:
             parts = [int(x) for x in a.split(":")]
             ranges.append((parts[0], parts[1], parts[2] if len(parts) > 2 else None))
@@ -281,8 +286,18 @@ def cmd_check_sink(bootstrap, topic, *args):
             if e is not None:
                 expected[e["id"]] = e
     got = {}
+    ids = set()
+    deserializer = AvroDeserializer(SchemaRegistryClient({"url": registry})) if registry else None
+    ctx = SerializationContext(topic, MessageField.VALUE)
     for m in read_all(bootstrap, topic):
-        v = json.loads(m.value(), parse_float=decimal.Decimal)
+        if deserializer:
+            # The sink's Avro, read through the registry by confluent-kafka.
+            ids.add(struct.unpack(">I", m.value()[1:5])[0])
+            v = deserializer(m.value(), ctx)
+            v["paid_at"] = int((v["paid_at"] - datetime.datetime(1970, 1, 1, tzinfo=UTC))
+                               / datetime.timedelta(milliseconds=1))
+        else:
+            v = json.loads(m.value(), parse_float=decimal.Decimal)
         if v["id"] in got:
             print(f"FAIL: {v['id']} is in {topic} twice", file=sys.stderr)
             sys.exit(1)
@@ -290,6 +305,13 @@ def cmd_check_sink(bootstrap, topic, *args):
             print(f"FAIL: {v['id']}: amount {v['amount']!r} is not written with 2 fraction digits", file=sys.stderr)
             sys.exit(1)
         got[v["id"]] = v
+    if deserializer:
+        subject = SchemaRegistryClient({"url": registry}).get_latest_version(f"{topic}-value")
+        if ids != {subject.schema_id}:
+            print(f"FAIL: the sink's values carry ids {ids}, not {subject.schema_id} of {topic}-value",
+                  file=sys.stderr)
+            sys.exit(1)
+        print(f"ok: every output is framed with id {subject.schema_id}, the sink's schema under {topic}-value")
     missing = sorted(set(expected) - set(got))
     extra = sorted(set(got) - set(expected))
     wrong = sorted(k for k in set(got) & set(expected) if got[k] != expected[k])

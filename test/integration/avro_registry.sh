@@ -11,7 +11,9 @@
 #    v3 removes a field and widens an int to a long), with decimal(12,2) and
 #    timestamp-millis fields, filtered and projected by a plan compiled
 #    against v3; through a SIGKILL of the engine and a restart, the sink
-#    holds exactly the oracle's outputs (decimals exact), each once.
+#    holds exactly the oracle's outputs (decimals exact), each once, as Avro
+#    framed with the id the run registered under SINK-value, read back by
+#    confluent-kafka's AvroDeserializer through the registry.
 # 2. The registry killed while the engine runs and a record of a version the
 #    engine has not read yet arrives: /readyz turns false naming the
 #    registry, nothing is dead-lettered; the registry restarted, the run
@@ -54,7 +56,7 @@ wait_engine first 10
 start_engine second "$work/plan.json" "$work/state" "${registry[@]}" --commit-interval-ms 200 \
   --metrics-address 127.0.0.1:0
 wait_committed_total "$app" "$src" 1200 120 || { show_log second; fail "the 1200 records were not committed"; }
-py check-sink "$STREAMT_BOOTSTRAP" "$sink" 0:1200 --dlq "$dlq" || { show_log second; fail "part 1"; }
+py check-sink "$STREAMT_BOOTSTRAP" "$sink" --registry "$STREAMT_REGISTRY_URL" 0:1200 --dlq "$dlq" || { show_log second; fail "part 1"; }
 checks_passed=$((checks_passed + 2))
 
 echo "== 2. the registry killed mid-run, a new writer version meanwhile"
@@ -80,27 +82,35 @@ python3 -c "import sys; sys.exit(0 if float('$waited') > 0 else 1)" ||
 requests=$(curl -s --max-time 5 "$url/metrics" | awk '$1 == "streamt_registry_requests_total" { print $2 }')
 stop_engine second
 check_eq "the second run stops cleanly" 0 "$engine_rc"
-py check-sink "$STREAMT_BOOTSTRAP" "$sink" 0:1200 1200:40:4 --dlq "$dlq" || fail "part 2"
+py check-sink "$STREAMT_BOOTSTRAP" "$sink" --registry "$STREAMT_REGISTRY_URL" 0:1200 1200:40:4 --dlq "$dlq" || fail "part 2"
 # Ids 1-3 once each after the SIGKILL, id 4 once answered: the failed
 # attempts while it was down come on top.
 ((requests >= 4)) || fail "only $requests registry requests for four schema ids"
 checks_passed=$((checks_passed + 3))
 
 echo "== 3. the registry down past the stall timeout: exit 69"
-"$registry_local" kill
-py frames "$STREAMT_BOOTSTRAP" "$src" 1240 10 "$work/ids.json" 3
-before=$(group_offsets "$app" "$src")
+# A new process knows no writer schema yet: it registers the sink's schema,
+# joins, and then the registry goes away before the next records come.
 start_engine third "$work/plan.json" "$work/state" "${registry[@]}" --stall-timeout-ms 5000
+await_line third "the sink's schema is id" 60
+await_line third "joined group" 60
+"$registry_local" kill
+before=$(group_offsets "$app" "$src")
+py frames "$STREAMT_BOOTSTRAP" "$src" 1240 10 "$work/ids.json" 3
 wait_engine third 60
 check_eq "a run whose registry stays down exits" 69 "$engine_rc"
 grep -qF "the schema registry has not answered for writer schema id" "$work/third.log" ||
   { show_log third; fail "the exit-69 line does not say what it waited for"; }
 check_eq "nothing at or after the waiting record committed" "$before" "$(group_offsets "$app" "$src")"
+# A start while it is down waits for it up to --connect-timeout-ms, to
+# register the sink's schema, then exits 69 too.
+refused registry_down_at_start 69 "to register the sink's schema" "$work/plan.json" \
+  --bootstrap-servers "$STREAMT_BOOTSTRAP" --state-dir "$work/state" "${registry[@]}" --connect-timeout-ms 2000
 "$registry_local" restart >/dev/null
 start_engine fourth "$work/plan.json" "$work/state" "${registry[@]}" --commit-interval-ms 200
 wait_committed_total "$app" "$src" 1250 120 || { show_log fourth; fail "the records after the stall were not committed"; }
 stop_engine fourth
-py check-sink "$STREAMT_BOOTSTRAP" "$sink" 0:1200 1200:40:4 1240:10:3 --dlq "$dlq" || fail "part 3"
+py check-sink "$STREAMT_BOOTSTRAP" "$sink" --registry "$STREAMT_REGISTRY_URL" 0:1200 1200:40:4 1240:10:3 --dlq "$dlq" || fail "part 3"
 
 echo "== 4. bad records: dead-lettered each with its code, and failing in turn"
 bad=$(unique avro-bad) bad_out=$(unique avro-bad-out) bad_dlq=$(unique avro-bad-dlq)
@@ -110,7 +120,7 @@ create_topic "$bad_dlq" 1
 py register "$STREAMT_REGISTRY_URL" "$(unique other)-value" without-amount "$work/ids.json"
 py bad "$STREAMT_BOOTSTRAP" "$bad" "$work/ids.json"
 "$STREAMT_BINARY" compile --schema "$work/v3.avsc" --source-topic "$bad" --application-id "$app-dl" \
-  --sink-topic "$bad_out" --on-invalid dead-letter --dead-letter-topic "$bad_dlq" --output "$work/dl.json" "$work/q.sql"
+  --sink-topic "$bad_out" --sink-format json --on-invalid dead-letter --dead-letter-topic "$bad_dlq" --output "$work/dl.json" "$work/q.sql"
 start_engine dl "$work/dl.json" "$work/state-dl" "${registry[@]}" --commit-interval-ms 200
 wait_for_committed "$app-dl" "$bad" 0 8 || { show_log dl; fail "the bad records were not all handled"; }
 stop_engine dl
@@ -119,7 +129,7 @@ check_eq "dead-lettered: partition, offset and code of each bad record" \
   "$(py dead "$STREAMT_BOOTSTRAP" "$bad_dlq" | paste -sd'|')"
 
 "$STREAMT_BINARY" compile --schema "$work/v3.avsc" --source-topic "$bad" --application-id "$app-fail" \
-  --sink-topic "$bad_out" --output "$work/fail.json" "$work/q.sql"
+  --sink-topic "$bad_out" --sink-format json --output "$work/fail.json" "$work/q.sql"
 for expect in 1:not_registry_framed 3:unknown_schema_id 4:schema_incompatible 5:malformed_avro 6:not_registry_framed; do
   at=${expect%%:*} reason=${expect#*:}
   start_engine "fail-$at" "$work/fail.json" "$work/state-fail" "${registry[@]}" --commit-interval-ms 200

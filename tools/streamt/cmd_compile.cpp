@@ -151,8 +151,8 @@ std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags
 
 int cmd_compile(std::span<char* const> args) {
   option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid",
-                    "--dead-letter-topic", "--supersedes", "--source-topic", "--sink-format", "--schema-registry",
-                    "--registry-config", "--subject", "--schema-version"},
+                    "--dead-letter-topic", "--supersedes", "--source-topic", "--sink-format",
+                    "--schema-registry", "--registry-config", "--subject", "--schema-version"},
                    {"--help"},
                    {}};
   arguments a;

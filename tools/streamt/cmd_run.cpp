@@ -128,6 +128,8 @@ std::string help() {
          "                                (http[s]://host[:port][/prefix]; one request per schema id)\n"
          "  --registry-config FILE        its client settings in Java properties syntax (basic auth,\n"
          "                                TLS files, timeouts: the Confluent clients' keys)\n"
+         "  --no-register                 an Avro sink's schema must be registered already (by\n"
+         "                                default the run registers it under SINK_TOPIC-value)\n"
          "  --metrics-address HOST:PORT   serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
          "                                (port 0: any free port, logged at start)\n"
          "  --metrics-file PATH           the metrics, written durably at start and at exit with the\n"
@@ -204,7 +206,7 @@ int cmd_run(std::span<char* const> args) {
        "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
        "--connect-timeout-ms", "--stall-timeout-ms", "--log-level", "--log-format", "--metrics-address",
        "--metrics-file", "--lineage-header", "--schema-registry", "--registry-config"},
-      {"--help", "--allow-output-change", "--static-membership"},
+      {"--help", "--allow-output-change", "--static-membership", "--no-register"},
       {"-X"},
       {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   // Every line follows --log-format, the first (a usage error among them):
@@ -224,6 +226,7 @@ int cmd_run(std::span<char* const> args) {
   if (auto err = bootstrap_servers_error(options.bootstrap_servers)) return usage_error("run", *err);
   options.allow_output_change = a.has("--allow-output-change");
   options.static_membership = a.has("--static-membership");
+  options.register_sink_schema = !a.has("--no-register");
   if (auto v = a.get("--lineage-header")) {
     if (std::optional<engine::header_name_problem> bad = engine::lineage_header_name_problem(*v)) {
       std::string message = "--lineage-header: " + bad->message;
@@ -290,9 +293,10 @@ int cmd_run(std::span<char* const> args) {
                        "the plan's source is Avro in the Confluent wire format: give --schema-registry URL, "
                        "the Schema Registry its writer schemas come from");
   if (p->sink.avro && !options.schema_registry)
-    return usage_error("run",
-                       "the plan's sink is Avro in the Confluent wire format: give --schema-registry URL, "
-                       "the Schema Registry its schema is registered with (or compile with --sink-format json)");
+    return usage_error(
+        "run",
+        "the plan's sink is Avro in the Confluent wire format: give --schema-registry URL, "
+        "the Schema Registry its schema is registered with (or compile with --sink-format json)");
   if (auto expected = a.get("--expect-digest"); expected && *expected != plan::digest(*p)) {
     const int code = engine::to_int(engine::exit_code::rejected);
     say_error("run",

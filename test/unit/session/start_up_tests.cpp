@@ -765,4 +765,116 @@ BOOST_AUTO_TEST_CASE(a_stop_before_any_start_up_step_ends_the_run_cleanly_and_na
   }
 }
 
+// ---- an Avro sink's schema, registered before anything reaches a broker ----------
+
+namespace {
+
+ss::config avro_sink_config(bool register_new = true) {
+  ss::config c = start_config();
+  c.start.sink_schema_subject = "big-orders-value";
+  c.start.register_sink_schema = register_new;
+  c.start.registry_backoff = {100ms, 1000ms};
+  return c;
+}
+
+ss::sink_schema_registered registry_answers(start& st, ss::schema_answer a,
+                                            std::optional<std::uint32_t> id = {},
+                                            std::chrono::milliseconds took = 5ms) {
+  ss::sink_schema_registered e;
+  e.id = id;
+  e.answer = a;
+  if (a != ss::schema_answer::found)
+    e.message = "schema registry http://127.0.0.1:8081: POST /subjects/big-orders-value/versions: refused";
+  e.called = st.now;
+  st.now += took;
+  e.now = st.now;
+  return e;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(an_avro_sinks_schema_is_registered_under_its_subject_before_the_topics_are_listed) {
+  start st(avro_sink_config());
+  BOOST_TEST_REQUIRE(st.begin().kind == act::prepare);
+  const ss::action reg = st.prepared();
+  BOOST_TEST_REQUIRE(reg.kind == act::register_schema);
+  BOOST_TEST(reg.subject == "big-orders-value");
+  BOOST_TEST(reg.register_new);
+  const ss::action list = st.s.on(registry_answers(st, ss::schema_answer::found, 42u));
+  BOOST_TEST(list.kind == act::list_topics);
+  BOOST_TEST(list.info.find("id 42") != std::string::npos, list.info);
+}
+
+BOOST_AUTO_TEST_CASE(with_no_register_the_start_asks_to_find_the_schema_and_refuses_a_subject_without_it) {
+  start st(avro_sink_config(false));
+  st.begin();
+  const ss::action reg = st.prepared();
+  BOOST_TEST_REQUIRE(reg.kind == act::register_schema);
+  BOOST_TEST(!reg.register_new);
+  BOOST_TEST(st.s.on(registry_answers(st, ss::schema_answer::refused)).kind == act::close);
+  const ss::ending e = st.s.outcome();
+  BOOST_TEST((e.status == run_status::rejected_config));
+  BOOST_TEST(e.message.find("--no-register") != std::string::npos, e.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_registry_that_refuses_the_sink_schema_ends_the_start_as_a_refused_setting) {
+  start st(avro_sink_config());
+  st.begin();
+  st.prepared();
+  BOOST_TEST(st.s.on(registry_answers(st, ss::schema_answer::refused)).kind == act::close);
+  BOOST_TEST((st.s.outcome().status == run_status::rejected_config));
+  BOOST_TEST(st.s.outcome().message.find("compatibility") != std::string::npos, st.s.outcome().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_registry_refusing_the_credentials_at_start_is_a_refused_setting) {
+  start st(avro_sink_config());
+  st.begin();
+  st.prepared();
+  BOOST_TEST(st.s.on(registry_answers(st, ss::schema_answer::misconfigured)).kind == act::close);
+  BOOST_TEST((st.s.outcome().status == run_status::rejected_config));
+  BOOST_TEST(st.s.outcome().message.find("--registry-config") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_unanswered_registration_is_asked_again_after_a_backoff_until_the_connect_timeout) {
+  start st(avro_sink_config());
+  st.begin();
+  st.prepared();
+  ss::action a = st.s.on(registry_answers(st, ss::schema_answer::unavailable, {}, 1000ms));
+  BOOST_TEST_REQUIRE(a.kind == act::retry_after);
+  BOOST_TEST(a.delay.count() >= 50);
+  BOOST_TEST(!a.warning.empty());
+  int attempts = 1;
+  while (a.kind == act::retry_after) {
+    st.now += a.delay;
+    const ss::action again = st.s.on(ss::retry_elapsed{});
+    BOOST_TEST_REQUIRE(again.kind == act::register_schema);
+    a = st.s.on(registry_answers(st, ss::schema_answer::unavailable, {}, 1000ms));
+    BOOST_TEST_REQUIRE(++attempts < 50);
+  }
+  BOOST_TEST(a.kind == act::close);
+  BOOST_TEST((st.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(st.s.outcome().message.find("--connect-timeout-ms") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_registry_that_answers_after_an_outage_lets_the_start_go_on) {
+  start st(avro_sink_config());
+  st.begin();
+  st.prepared();
+  const ss::action pause = st.s.on(registry_answers(st, ss::schema_answer::unavailable));
+  BOOST_TEST_REQUIRE(pause.kind == act::retry_after);
+  st.now += pause.delay;
+  BOOST_TEST_REQUIRE(st.s.on(ss::retry_elapsed{}).kind == act::register_schema);
+  BOOST_TEST(st.s.on(registry_answers(st, ss::schema_answer::found, 7u)).kind == act::list_topics);
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_while_registering_ends_the_start_cleanly) {
+  start st(avro_sink_config());
+  st.begin();
+  BOOST_TEST_REQUIRE(st.prepared().kind == act::register_schema);
+  const ss::action a = st.s.on(ss::stop_seen{graceful, st.now});
+  BOOST_TEST(a.kind == act::close);
+  BOOST_TEST((st.s.outcome().status == run_status::stopped));
+  BOOST_TEST(a.info.find("registering the sink's schema") != std::string::npos, a.info);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
