@@ -161,12 +161,7 @@ void metrics::run_ended() {
   std::lock_guard lock(mutex_);
   live_ = false;
   assigned_ = false;
-  if (registry_wait_since_) {
-    registry_waited_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - *registry_wait_since_).count();
-    registry_wait_since_.reset();
-    registry_wait_reason_.clear();
-  }
+  end_registry_wait();
 }
 
 void metrics::assigned(std::size_t partitions_owned) {
@@ -195,6 +190,11 @@ void metrics::registry_waiting(std::string reason) {
 
 void metrics::registry_answered() {
   std::lock_guard lock(mutex_);
+  end_registry_wait();
+}
+
+// The wait under way, if any, ends: its time is counted. With mutex_ held.
+void metrics::end_registry_wait() {
   if (!registry_wait_since_) return;
   registry_waited_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - *registry_wait_since_).count();

@@ -146,6 +146,7 @@ class metrics {
 
  private:
   std::string text(bool with_process) const;
+  void end_registry_wait();
 
  public:
   bool live() const;

@@ -70,7 +70,10 @@ code=$(curl -s -o "$work/readyz.body" -w '%{http_code}' --max-time 5 "$url/ready
 check_eq "/readyz while the registry is down" 503 "$code"
 grep -qF "waiting for the schema registry" "$work/readyz.body" ||
   fail "/readyz does not say it waits for the registry: $(cat "$work/readyz.body")"
-curl -s --max-time 5 "$url/metrics" | grep -qE '^streamt_registry_waiting 1$' ||
+# Read whole before grep: grep -q leaves at its first match, and curl,
+# still writing, would fail the pipeline with SIGPIPE.
+curl -s --max-time 5 -o "$work/metrics.down" "$url/metrics"
+grep -qE '^streamt_registry_waiting 1$' "$work/metrics.down" ||
   fail "streamt_registry_waiting is not 1 during the outage"
 "$registry_local" restart >/dev/null
 wait_committed_total "$app" "$src" 1240 120 || { show_log second; fail "the records after the outage were not committed"; }
