@@ -109,7 +109,7 @@ result<std::string> sink_schema(const plan& p) {
   return out;
 }
 
-std::string sink_subject(std::string_view sink_topic) { return std::string(sink_topic) + "-value"; }
+std::string value_subject(std::string_view topic) { return std::string(topic) + "-value"; }
 
 result<avro_sink> pin_sink_schema(const plan& p) {
   auto text = sink_schema(p);
@@ -128,7 +128,7 @@ result<avro_sink> pin_sink_schema(const plan& p) {
   out.schema = std::move(*text);
   out.canonical_form = canonical_form(*parsed);
   out.fingerprint = fingerprint_hex(fingerprint(out.canonical_form));
-  out.subject = sink_subject(p.identity.sink_topic);
+  out.subject = value_subject(p.identity.sink_topic);
   return out;
 }
 

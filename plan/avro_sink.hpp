@@ -30,13 +30,14 @@ namespace streamt::plan::avro {
 // diagnostic (phase::bind, code invalid_avro_name).
 result<std::string> sink_schema(const plan& p);
 
-// The subject an Avro sink's schema is registered under: "<topic>-value",
-// the registry's default (topic name) strategy, so that the registry's own
-// tools and other clients find it.
-std::string sink_subject(std::string_view sink_topic);
+// The subject a topic's values are registered under: "<topic>-value", the
+// registry's default (topic name) strategy, so that the registry's own
+// tools and other clients find it. An Avro sink's schema is registered
+// there; compile and check look for a source's schema there.
+std::string value_subject(std::string_view topic);
 
 // What a plan with an Avro sink pins (plan::avro_sink): sink_schema(p), its
-// Parsing Canonical Form and fingerprint, and sink_subject of its sink
+// Parsing Canonical Form and fingerprint, and value_subject of its sink
 // topic. `streamt compile` writes it; the plan loader recomputes it and
 // refuses a plan that pins anything else.
 result<avro_sink> pin_sink_schema(const plan& p);

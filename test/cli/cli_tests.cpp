@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #include "test/cli/run_process.hpp"
+#include "test/support/closed_port.hpp"
 
 #define BOOST_TEST_MODULE cli
 #include <boost/asio/io_context.hpp>
@@ -200,14 +201,7 @@ BOOST_AUTO_TEST_CASE(a_comparison_on_an_avro_array_names_the_avro_type_kept_as_j
   BOOST_TEST(contains(r.err, "its Avro type, array, is kept as JSON"));
 }
 
-// A loopback port nothing listens on: bound, then released.
-unsigned short closed_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  const unsigned short port = a.local_endpoint().port();
-  a.close();
-  return port;
-}
+using streamt::test::closed_port;
 
 BOOST_AUTO_TEST_CASE(compile_from_a_registry_that_is_down_exits_69_naming_it_without_credentials) {
   const std::string port = std::to_string(closed_port());

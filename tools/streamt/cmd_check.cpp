@@ -10,6 +10,7 @@
 #include "operators/avro_decode.hpp"
 #include "plan/avro_resolve.hpp"
 #include "plan/avro_schema.hpp"
+#include "plan/avro_sink.hpp"
 #include "plan/plan_json.hpp"
 #include "tools/streamt/cli.hpp"
 #include "tools/streamt/registry_cli.hpp"
@@ -100,7 +101,7 @@ int check_registered_versions(const plan::plan& p, const registry_flags& flags) 
   if (const int* code = std::get_if<int>(&settings)) return *code;
   const plan::avro_source& avro = *p.schema.avro;
   const std::string subject =
-      flags.subject.value_or(avro.subject.empty() ? value_subject(p.schema.topic) : avro.subject);
+      flags.subject.value_or(avro.subject.empty() ? plan::avro::value_subject(p.schema.topic) : avro.subject);
   const std::string context = "the versions registered under the subject '" + subject + "'";
   auto session = registry_session::open(std::move(std::get<kafka::registry::config>(settings)));
   if (!session) return report_registry_failure("check", context, session.error(), subject, std::nullopt);

@@ -4,6 +4,7 @@
 // streamt compile: SQL + schema → plan (contract §3); the schema from a file or,
 // for an Avro source, from a Schema Registry.
 
+#include "plan/avro_sink.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/schema_file.hpp"
 #include "plan/sql/compile.hpp"
@@ -99,7 +100,7 @@ std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags
                                                      const std::string& topic) {
   auto settings = read_registry_config("compile", flags);
   if (const int* code = std::get_if<int>(&settings)) return *code;
-  const std::string subject = flags.subject.value_or(value_subject(topic));
+  const std::string subject = flags.subject.value_or(plan::avro::value_subject(topic));
   const std::string context = "the source schema from the registry (subject '" + subject + "')";
   auto session = registry_session::open(std::move(std::get<kafka::registry::config>(settings)));
   if (!session) return report_registry_failure("compile", context, session.error(), subject, flags.version);

@@ -113,8 +113,4 @@ int report_registry_failure(std::string_view command, std::string_view context,
                             const kafka::registry::failure& f, std::string_view subject,
                             std::optional<std::int64_t> version);
 
-// The subject a topic's values are registered under by the default naming
-// strategy (Confluent's TopicNameStrategy): "<topic>-value".
-inline std::string value_subject(std::string_view topic) { return std::string(topic) + "-value"; }
-
 }  // namespace streamt::cli

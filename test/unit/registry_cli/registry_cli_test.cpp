@@ -6,6 +6,7 @@
 // (issue 37). No registry runs here: an outage is a port nothing listens on.
 
 #include "tools/streamt/registry_cli.hpp"
+#include "test/support/closed_port.hpp"
 #include "test/support/temp_dir.hpp"
 
 #define BOOST_TEST_MODULE registry_cli
@@ -51,14 +52,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// A loopback port nothing listens on: bound, then released.
-unsigned short closed_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  const unsigned short port = a.local_endpoint().port();
-  a.close();
-  return port;
-}
+using streamt::test::closed_port;
 
 r::failure failure_of(r::failure_kind kind, r::missing what = r::missing::none) {
   r::failure f;

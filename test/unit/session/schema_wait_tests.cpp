@@ -73,6 +73,14 @@ void commit_before_waiting(run& r, ss::schema_answer how) {
   BOOST_TEST_REQUIRE(r.s.on(ss::offsets_sent{ok()}).kind == act::commit);
 }
 
+// A wait under way: the record at offset 1 waits for schema 7, the registry
+// answered `how`, what came before it committed, and the session pauses.
+void waiting_after_commit(run& r, ss::schema_answer how) {
+  BOOST_TEST_REQUIRE(waiting_at_offset_1(r).kind == act::fetch_schema);
+  commit_before_waiting(r, how);
+  BOOST_TEST_REQUIRE(r.commit_returns(ok()).kind == act::retry_after);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(schema_registry_waits)
@@ -220,9 +228,7 @@ BOOST_AUTO_TEST_CASE(
 
 BOOST_AUTO_TEST_CASE(a_graceful_stop_during_a_wait_ends_the_run_cleanly_without_the_waiting_record) {
   run r;
-  BOOST_TEST_REQUIRE(waiting_at_offset_1(r).kind == act::fetch_schema);
-  commit_before_waiting(r, ss::schema_answer::unavailable);
-  BOOST_TEST_REQUIRE(r.commit_returns(ok()).kind == act::retry_after);
+  waiting_after_commit(r, ss::schema_answer::unavailable);
   const ss::action stop = r.s.on(ss::stop_seen{graceful, r.now});
   BOOST_TEST(stop.kind == act::close);
   BOOST_TEST((r.s.outcome().status == run_status::stopped));
@@ -231,11 +237,9 @@ BOOST_AUTO_TEST_CASE(a_graceful_stop_during_a_wait_ends_the_run_cleanly_without_
 
 BOOST_AUTO_TEST_CASE(a_stop_that_cut_the_request_short_is_no_failure_of_the_record) {
   run r;
-  BOOST_TEST_REQUIRE(waiting_at_offset_1(r).kind == act::fetch_schema);
   // Cancelled like an unanswered request: what came before commits, and
   // the stop that cancelled it, fed next, ends the run cleanly.
-  commit_before_waiting(r, ss::schema_answer::cancelled);
-  BOOST_TEST_REQUIRE(r.commit_returns(ok()).kind == act::retry_after);
+  waiting_after_commit(r, ss::schema_answer::cancelled);
   BOOST_TEST(r.s.on(ss::stop_seen{graceful, r.now}).kind == act::close);
   const ss::ending e = r.s.outcome();
   BOOST_TEST((e.status == run_status::stopped));
