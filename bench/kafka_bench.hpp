@@ -16,10 +16,12 @@
 #include <librdkafka/rdkafka.h>
 
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -169,22 +171,29 @@ struct order_generator {
     return mix64(i * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL);
   }
   static std::int64_t amount(std::uint64_t i) { return static_cast<std::int64_t>(draw(i) % 1000); }
+  // Which of `notes` and of `flags` order i has.
+  static std::size_t note(std::uint64_t i) { return (draw(i) >> 16) % std::size(notes); }
+  static std::size_t flag(std::uint64_t i) { return (draw(i) >> 32) % std::size(flags); }
 
-  // Writes order i's key into `key` and its value into `value`.
-  static void make(std::uint64_t i, std::string& key, std::string& value) {
-    const std::uint64_t x = draw(i);
+  // Writes order i's key (also its id) into `key`.
+  static void make_key(std::uint64_t i, std::string& key) {
     char id[24];
     std::snprintf(id, sizeof id, "o-%07llu", static_cast<unsigned long long>(i));
     key = id;
+  }
+
+  // Writes order i's key into `key` and its value into `value`.
+  static void make(std::uint64_t i, std::string& key, std::string& value) {
+    make_key(i, key);
     value.clear();
     value += "{\"id\":\"";
-    value += id;
+    value += key;
     value += "\",\"amount\":";
-    value += std::to_string(x % 1000);
+    value += std::to_string(amount(i));
     value += ",\"note\":";
-    value += notes[(x >> 16) % std::size(notes)];
+    value += notes[note(i)];
     value += ",\"flag\":";
-    value += flags[(x >> 32) % std::size(flags)];
+    value += flags[flag(i)];
     value += '}';
   }
 };

@@ -7,12 +7,14 @@
 //
 //   bench_loadgen --bootstrap-servers B --topic T --records N [--first-id K]
 //                 [--partitions 4] [--rate R] [--thresholds 900,500,0]
-//                 [--count-only 1] [--nested 1] [-X key=value]...
+//                 [--count-only 1] [--nested 1] [--avro-schema-id ID]
+//                 [-X key=value]...
 //
 // Record i (K <= i < K+N) goes to partition i % P with key "o-%07d" and the
-// value of order_generator (kafka_bench.hpp); with --nested 1, with key
-// {"id":1000000+i} and the Debezium change event of change_event_generator
-// (issue 36). The producer is idempotent with
+// value of order_generator (kafka_bench.hpp); with --avro-schema-id ID, the
+// same order as Avro in the Confluent wire format (avro_orders below, issue
+// 37); with --nested 1, with key {"id":1000000+i} and the Debezium change
+// event of change_event_generator (issue 36). The producer is idempotent with
 // acks=all, so a retry never duplicates an input record and the expected
 // output counts are exact. --rate R paces records at R per second (the
 // record timestamp is the producer's CreateTime, taken when each record is
@@ -29,11 +31,15 @@
 // for the records that pass t, and for all of them (no WHERE). Exit 1 on any failed delivery.
 
 #include "bench/kafka_bench.hpp"
+#include "operators/avro_encode.hpp"
+
+#include <boost/json/parse.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -67,6 +73,41 @@ std::vector<std::int64_t> parse_thresholds(const std::string& list) {
   return out;
 }
 
+// The orders as bench/compare --avro reads them: order i framed with the id
+// under which compare registered its schema, then the Avro body of that
+// schema (shop.Order: id string, amount long, note ["null","string"], flag
+// ["null","boolean"]), the same values as the JSON order.
+class avro_orders {
+ public:
+  explicit avro_orders(std::uint32_t schema_id) : schema_id_(schema_id) {
+    // The notes are JSON literals (order_fields.hpp): decoded once, here.
+    for (const char* n : order_notes) {
+      const boost::json::value v = boost::json::parse(n);
+      notes_.push_back(v.is_null() ? std::nullopt : std::optional<std::string>(v.as_string()));
+    }
+  }
+
+  void make(std::uint64_t i, std::string& key, std::string& value) const {
+    namespace ops = streamt::operators;
+    order_generator::make_key(i, key);
+    value.clear();
+    ops::append_registry_frame(value, schema_id_);
+    ops::append_avro_bytes(value, key);
+    ops::append_avro_long(value, order_generator::amount(i));
+    // A union is its branch's index, then the branch's value: null is 0.
+    const std::optional<std::string>& note = notes_[order_generator::note(i)];
+    ops::append_avro_long(value, note ? 1 : 0);
+    if (note) ops::append_avro_bytes(value, *note);
+    const std::string_view flag = order_flags[order_generator::flag(i)];
+    ops::append_avro_long(value, flag == "null" ? 0 : 1);
+    if (flag != "null") value += static_cast<char>(flag == "true" ? 1 : 0);
+  }
+
+ private:
+  std::uint32_t schema_id_;
+  std::vector<std::optional<std::string>> notes_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,6 +118,12 @@ int main(int argc, char** argv) {
   const auto rate = static_cast<double>(opt.num("rate", 0));
   const bool count_only = opt.num("count-only", 0) != 0;
   const bool nested = opt.num("nested", 0) != 0;
+  const std::int64_t avro_schema_id = opt.num("avro-schema-id", -1);
+  if (avro_schema_id > std::int64_t{UINT32_MAX}) die(tool, "--avro-schema-id must fit in 4 bytes");
+  if (nested && avro_schema_id >= 0) die(tool, "--nested and --avro-schema-id: the Avro orders are flat");
+  const std::optional<avro_orders> avro =
+      avro_schema_id < 0 ? std::nullopt
+                         : std::optional<avro_orders>(static_cast<std::uint32_t>(avro_schema_id));
   const auto thresholds = parse_thresholds(opt.get("thresholds", "900,500,0"));
   if (partitions <= 0) die(tool, "--partitions must be positive");
 
@@ -116,7 +163,10 @@ int main(int argc, char** argv) {
       }
       output_digest.back() += h;
     } else {
-      order_generator::make(i, key, value);
+      if (avro)
+        avro->make(i, key, value);
+      else
+        order_generator::make(i, key, value);
       const std::int64_t amount = order_generator::amount(i);
       for (std::size_t t = 0; t < thresholds.size(); ++t) pass[t] += amount >= thresholds[t] ? 1 : 0;
     }
