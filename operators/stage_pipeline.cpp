@@ -65,7 +65,8 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
 stage_pipeline::~stage_pipeline() = default;
 stage_pipeline::stage_pipeline(stage_pipeline&&) noexcept = default;
 
-const diagnostic* stage_pipeline::learn_schema(std::uint32_t id, std::string_view writer_schema) {
+const diagnostic* stage_pipeline::learn_schema(std::uint32_t id, std::string_view writer_schema,
+                                               std::string_view schema_type) {
   if (!avro_) throw std::logic_error("stage_pipeline::learn_schema: the plan's source is not Avro");
   if (avro_->writers.size() >= max_writer_schemas) avro_->writers.clear();
   avro_source::writer& w = avro_->writers[id];
@@ -81,6 +82,18 @@ const diagnostic* stage_pipeline::learn_schema(std::uint32_t id, std::string_vie
         why.message;
     return &w.refusal;
   };
+  if (schema_type != "AVRO") {
+    // Its text would not parse as Avro either, but the parser's words would
+    // hide what is wrong: the record came from another serializer.
+    w.refusal = diagnostic{};
+    w.refusal.phase = phase::record;
+    w.refusal.code = "schema_incompatible";
+    w.refusal.message =
+        "the writer schema " + std::to_string(id) + " is a " + std::string(schema_type) +
+        " schema in the Schema Registry, not an Avro one: the plan reads Avro values (was the "
+        "record written with another serializer, or does the topic mix formats?)";
+    return &w.refusal;
+  }
   auto parsed = plan::avro::parse_schema(writer_schema);
   if (!parsed) return refuse(parsed.error());
   auto decoder = avro_decoder::build(avro_->columns, avro_->reader, *parsed, avro_->wanted);
@@ -107,6 +120,11 @@ void stage_pipeline::unknown_schema(std::uint32_t id) {
   w.refusal.code = "unknown_schema_id";
   w.refusal.message = "the value's writer schema id " + std::to_string(id) +
                       " is not in the Schema Registry (was the record written against another registry?)";
+}
+
+void stage_pipeline::forget_schema(std::uint32_t id) {
+  if (!avro_) throw std::logic_error("stage_pipeline::forget_schema: the plan's source is not Avro");
+  avro_->writers.erase(id);
 }
 
 step stage_pipeline::process(const record_metadata& meta, std::optional<std::string_view> value) {

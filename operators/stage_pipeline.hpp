@@ -81,13 +81,19 @@ class stage_pipeline {
   // carries it is outcome::needs_schema (nothing else is done with it).
   // learn_schema refuses a schema that does not parse or resolve: the
   // refusal is kept, and every record with that id is invalid with it
-  // (schema_incompatible, naming the field). unknown_schema records that the
+  // (schema_incompatible, naming the field), as it refuses one the registry
+  // names as another type than AVRO (`schema_type`, its schemaType: JSON,
+  // PROTOBUF). unknown_schema records that the
   // registry has no schema with `id` (unknown_schema_id). At most
   // max_writer_schemas ids are kept; learning one more forgets the others,
   // which are fetched again when met.
   bool reads_avro() const noexcept { return avro_ != nullptr; }
-  const diagnostic* learn_schema(std::uint32_t id, std::string_view writer_schema);
+  const diagnostic* learn_schema(std::uint32_t id, std::string_view writer_schema,
+                                 std::string_view schema_type = "AVRO");
   void unknown_schema(std::uint32_t id);
+  // Forgets what was learnt of `id` (a schema, a refusal, or that the
+  // registry has none): the next record with it is outcome::needs_schema.
+  void forget_schema(std::uint32_t id);
   static constexpr std::size_t max_writer_schemas = 1000;
 
   // An Avro sink (plan::sink_format::avro): each output is the Avro body of

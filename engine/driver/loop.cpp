@@ -157,6 +157,7 @@ asio::awaitable<void> runtime::loop() {
         break;
       }
       case act::learn_schema:
+      case act::forget_schema:
         a = learn_schema(a);
         break;
       case act::flush: {

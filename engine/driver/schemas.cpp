@@ -71,20 +71,24 @@ asio::awaitable<ss::action> runtime::fetch_schema(ss::action a) {
     e.answer = answer_of(s.error());
     e.message = s.error().message;
   } else {
-    // A JSON Schema or Protobuf schema under an Avro record's id does not
-    // parse as Avro: the stages refuse it for that id (schema_incompatible).
+    // A JSON Schema or Protobuf schema under an Avro record's id: the stages
+    // refuse it for that id, naming its type (schema_incompatible).
     e.answer = ss::schema_answer::found;
     e.text = std::move(s->text);
+    e.type = std::string(reg::to_string(s->type));
   }
   ss::action next = session_.on(std::move(e));
   report_registry_wait();
   co_return next;
 }
 
+// learn_schema and forget_schema: what the stages know of an id changes.
 ss::action runtime::learn_schema(const ss::action& a) {
-  if (!a.schema_known) {
+  if (a.kind == ss::act::forget_schema) {
+    stages_.forget_schema(a.schema_id);
+  } else if (!a.schema_known) {
     stages_.unknown_schema(a.schema_id);
-  } else if (const diagnostic* refused = stages_.learn_schema(a.schema_id, a.schema_text)) {
+  } else if (const diagnostic* refused = stages_.learn_schema(a.schema_id, a.schema_text, a.schema_type)) {
     // Kept by the stages for the id: each record written with it is invalid
     // for this reason (failed or dead-lettered as the plan says).
     STREAMT_LOG(log_, warning) << "writer schema id " << a.schema_id

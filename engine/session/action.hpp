@@ -42,25 +42,27 @@ enum class act {
   together,         // perform every one of `steps` at the same time; when all are done → steps_done
                     //   (their outcomes, in the order of `steps`)
   // the run
-  poll,          // take up to max_records, waiting no longer than commit_at if set (→ commit_due:
-                 //   an open transaction's deadline, or a stop's wait for the first assignment);
-                 //   records → records_arrived
-  begin,         // begin_transaction → began
-  produce,       // process the first `take` records of the batch → batch_produced
-  dead_letter,   // produce the batch's first record, unchanged, to the dead-letter topic with
-                 //   `dead` as its reason → dead_lettered
-  fetch_schema,  // ask the Schema Registry for writer schema `schema_id` (the batch's first record
-                 //   is written with it) → schema_answered
-  learn_schema,  // give the stages writer schema `schema_id`: `schema_text`, or, when not
-                 //   `schema_known`, the registry's word that it has no such id → schema_learnt
-  flush,         // wait for every delivery report → flushed
-  send_offsets,  // send_offsets_to_transaction(ledger().pending()) → offsets_sent
-  commit,        // commit_transaction for at most `slice` → commit_returned
-  abort,         // abort_transaction for at most `slice` → abort_returned
-  rewind,        // seek every owned partition to its committed offset → rewound
-  retry_after,   // wait `delay` → retry_elapsed
-  give_up,       // incremental_unassign(partitions) → given_up
-  close,         // give up `partitions`, leave the group if leave_group; the run is over: outcome()
+  poll,           // take up to max_records, waiting no longer than commit_at if set (→ commit_due:
+                  //   an open transaction's deadline, or a stop's wait for the first assignment);
+                  //   records → records_arrived
+  begin,          // begin_transaction → began
+  produce,        // process the first `take` records of the batch → batch_produced
+  dead_letter,    // produce the batch's first record, unchanged, to the dead-letter topic with
+                  //   `dead` as its reason → dead_lettered
+  fetch_schema,   // ask the Schema Registry for writer schema `schema_id` (the batch's first record
+                  //   is written with it) → schema_answered
+  learn_schema,   // give the stages writer schema `schema_id`: `schema_text`, or, when not
+                  //   `schema_known`, the registry's word that it has no such id → schema_learnt
+  forget_schema,  // the stages forget `schema_id` (the registry's word that it had no such id is
+                  //   old): the next record with it is fetched again → schema_learnt
+  flush,          // wait for every delivery report → flushed
+  send_offsets,   // send_offsets_to_transaction(ledger().pending()) → offsets_sent
+  commit,         // commit_transaction for at most `slice` → commit_returned
+  abort,          // abort_transaction for at most `slice` → abort_returned
+  rewind,         // seek every owned partition to its committed offset → rewound
+  retry_after,    // wait `delay` → retry_elapsed
+  give_up,        // incremental_unassign(partitions) → given_up
+  close,          // give up `partitions`, leave the group if leave_group; the run is over: outcome()
 };
 
 std::string_view to_string(act a) noexcept;
@@ -78,11 +80,12 @@ struct action {
   std::vector<partition_id> partitions;        // give_up, close, rewind (the owned ones)
   bool leave_group = false;                    // close
   std::optional<invalid_record> dead;          // dead_letter: why the record is invalid
-  std::uint32_t schema_id = 0;                 // fetch_schema, learn_schema
+  std::uint32_t schema_id = 0;                 // fetch_schema, learn_schema, forget_schema
   std::string subject;                         // register_schema
   bool register_new = true;                    // register_schema: false: it must be registered already
   std::string schema_text;                     // learn_schema: the writer schema, as the registry has it
   bool schema_known = true;                    // learn_schema: false when the registry has no such id
+  std::string schema_type;                     // learn_schema: the registry's name of its type (AVRO, ...)
   std::string topic;                           // create_plan_log, read_plan_log, append_claim
   bool must_exist = false;                     // read_plan_log
   std::string claim;                           // append_claim: the claim record's value

@@ -47,6 +47,8 @@ std::string_view to_string(act a) noexcept {
       return "fetch_schema";
     case act::learn_schema:
       return "learn_schema";
+    case act::forget_schema:
+      return "forget_schema";
     case act::flush:
       return "flush";
     case act::send_offsets:
@@ -110,6 +112,8 @@ action run_session::handle(const records_arrived& e) {
               " from before the position a partition was assigned or rewound to";
   }
   if (batch_.empty()) return poll_or_commit(std::move(warning));
+  forgetting_at_ = e.now;
+  if (std::optional<action> a = forget_aged_schema(warning)) return std::move(*a);
   if (machine_.current() == commit::machine::state::idle)
     return follow(machine_.step(commit::batch_ready{}), std::move(warning));
   return follow({commit::action::produce, {}, {}}, std::move(warning));

@@ -127,6 +127,12 @@ struct config {
   // streamt.registry.backoff.*). The wait as a whole is bounded by
   // stall_timeout, as a wait for the brokers is.
   backoff_policy registry_backoff{};
+  // How long the registry's word that it has no schema with an id
+  // (unknown_schema_id) stands: records with that id meanwhile are judged
+  // without asking again (one request per record is what a topic full of
+  // them would otherwise cost), and the first after it asks again (a
+  // registry whose replica had not yet seen a new schema answers it then).
+  std::chrono::milliseconds unknown_schema_ttl{60000};
   // How the run starts (start_up.hpp); the names above are copied into it.
   start_config start;
 };
@@ -195,8 +201,9 @@ struct dead_lettered {
 struct schema_answered {
   std::uint32_t id = 0;
   schema_answer answer = schema_answer::found;
-  std::string text;     // found: the writer schema
-  std::string message;  // otherwise: what failed, naming the registry (never a credential)
+  std::string text;           // found: the writer schema
+  std::string type = "AVRO";  // found: its type, as the registry names it (AVRO, JSON, PROTOBUF)
+  std::string message;        // otherwise: what failed, naming the registry (never a credential)
   clock::time_point now{};
   // A number in [0, 1) from the driver's random source, for the backoff's
   // spread (backoff_delay).
@@ -442,6 +449,15 @@ class run_session {
   std::optional<schema_fetch> schema_fetch_;
   // The retry_after in hand is the wait before fetching again.
   bool schema_retry_due_ = false;
+  // The ids the registry said it had no schema for, and when it said so
+  // (config::unknown_schema_ttl); at most max_unknown_ids, as the stages
+  // keep at most so many ids.
+  std::map<std::uint32_t, clock::time_point> unknown_ids_;
+  static constexpr std::size_t max_unknown_ids = 1000;
+  // When the batch in hand arrived: the ids whose word is older then are
+  // forgotten, one forget_schema at a time, before it is processed.
+  std::optional<clock::time_point> forgetting_at_;
+  std::optional<action> forget_aged_schema(std::string warning);
   action close_refused(std::string warning);
   void forget_transaction();
   // Finding a record the sink refused without saying which (narrow()):

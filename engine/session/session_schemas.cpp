@@ -9,7 +9,10 @@
 //   fetch_schema → found        learn_schema, then the rest of the batch
 //                → unknown_id   learn_schema (unknown): the record is invalid,
 //                               unknown_schema_id, failed or dead-lettered as
-//                               the plan says
+//                               the plan says; so is every record with that
+//                               id for config::unknown_schema_ttl, after
+//                               which the stages forget it (forget_schema)
+//                               and the next record with it asks again
 //                → unavailable  the registry's fault, never the record's:
 //                               commit what came before the record, wait
 //                               (backoff), ask again; past stall_timeout the
@@ -24,6 +27,7 @@
 #include "engine/session/durations.hpp"
 #include "engine/session/session.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -58,11 +62,21 @@ action run_session::handle(const schema_answered& e) {
   switch (e.answer) {
     case schema_answer::found:
     case schema_answer::unknown_id: {
+      if (e.answer == schema_answer::unknown_id) {
+        if (unknown_ids_.size() >= max_unknown_ids && !unknown_ids_.contains(e.id))
+          unknown_ids_.erase(
+              std::min_element(unknown_ids_.begin(), unknown_ids_.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; }));
+        unknown_ids_[e.id] = e.now;
+      } else {
+        unknown_ids_.erase(e.id);
+      }
       action a;
       a.kind = act::learn_schema;
       a.schema_id = e.id;
       a.schema_known = e.answer == schema_answer::found;
       a.schema_text = e.text;
+      a.schema_type = e.type;
       if (f.failing_since)
         a.info = "the schema registry answered for writer schema id " + std::to_string(e.id) + " after " +
                  whole_seconds(e.now - *f.failing_since) + "; going on at " + waiting_record();
@@ -118,8 +132,32 @@ action run_session::retry_schema(std::string warning) {
   return emit(std::move(a));
 }
 
+// The first id whose unknown_schema_id answer is older than
+// config::unknown_schema_ttl when the batch in hand arrived, forgotten by
+// the stages; nullopt when there is none left.
+std::optional<action> run_session::forget_aged_schema(std::string warning) {
+  if (!forgetting_at_) return std::nullopt;
+  const clock::time_point now = *forgetting_at_;
+  const auto aged = std::find_if(unknown_ids_.begin(), unknown_ids_.end(),
+                                 [&](const auto& u) { return now - u.second >= config_.unknown_schema_ttl; });
+  if (aged == unknown_ids_.end()) {
+    forgetting_at_.reset();
+    return std::nullopt;
+  }
+  action a;
+  a.kind = act::forget_schema;
+  a.schema_id = aged->first;
+  a.info = "asking the schema registry again for writer schema id " + std::to_string(aged->first) +
+           " when a record needs it: its answer that it has none is " + whole_seconds(now - aged->second) +
+           " old";
+  a.warning = std::move(warning);
+  unknown_ids_.erase(aged);
+  return emit(std::move(a));
+}
+
 action run_session::handle(const schema_learnt&) {
   schema_fetch_.reset();
+  if (std::optional<action> a = forget_aged_schema({})) return std::move(*a);
   if (batch_.empty()) return poll_or_commit({});
   // After a wait the transaction before the record committed: a new one
   // begins with it.

@@ -34,6 +34,10 @@ registry_local="$root/tools/registry-local"
 python=$("$root/tools/pyclients")
 py() { "$python" "$(dirname "$0")/avro_registry.py" "$@"; }
 registry=(--schema-registry "$STREAMT_REGISTRY_URL")
+registry_requests() { # URL: the engine's streamt_registry_requests_total
+  curl -s --max-time 5 -o "$work/metrics.requests" "$1/metrics"
+  awk '$1 == "streamt_registry_requests_total" { print $2 }' "$work/metrics.requests"
+}
 # The registry's restart must not leave it down for the tests after this one.
 trap '"$registry_local" restart >/dev/null 2>&1 || true; cleanup' EXIT
 
@@ -48,8 +52,14 @@ echo "SELECT id, amount, quantity, channel, paid_at FROM payments WHERE amount >
 
 echo "== 1. three writer versions, interleaved, through a SIGKILL"
 py write "$STREAMT_BOOTSTRAP" "$STREAMT_REGISTRY_URL" "$src" 0 600 "$work/ids.json"
-start_engine first "$work/plan.json" "$work/state" "${registry[@]}" --commit-interval-ms 200
+start_engine first "$work/plan.json" "$work/state" "${registry[@]}" --commit-interval-ms 200 \
+  --metrics-address 127.0.0.1:0
 wait_committed_total "$app" "$src" 600 120 || { show_log first; fail "the first 600 records were not committed"; }
+# 600 records of three writer versions: one request registers the sink's
+# schema, one fetches each id; a request per record would be 601.
+await_line first "serving metrics on" 10
+check_eq "registry requests for 600 records of three writer schema ids" 4 \
+  "$(registry_requests "http://127.0.0.1:$(metrics_port first)")"
 py write "$STREAMT_BOOTSTRAP" "$STREAMT_REGISTRY_URL" "$src" 600 600 "$work/ids.json"
 kill -9 "${engine_pid[first]}"
 wait_engine first 10
@@ -82,7 +92,7 @@ check_eq "/readyz once the registry is back" 200 "$code"
 waited=$(curl -s --max-time 5 "$url/metrics" | awk '$1 == "streamt_registry_wait_seconds_total" { print $2 }')
 python3 -c "import sys; sys.exit(0 if float('$waited') > 0 else 1)" ||
   fail "streamt_registry_wait_seconds_total is '$waited' after an outage"
-requests=$(curl -s --max-time 5 "$url/metrics" | awk '$1 == "streamt_registry_requests_total" { print $2 }')
+requests=$(registry_requests "$url")
 stop_engine second
 check_eq "the second run stops cleanly" 0 "$engine_rc"
 py check-sink "$STREAMT_BOOTSTRAP" "$sink" --registry "$STREAMT_REGISTRY_URL" 0:1200 1200:40:4 --dlq "$dlq" || fail "part 2"

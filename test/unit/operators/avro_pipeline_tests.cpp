@@ -117,6 +117,28 @@ BOOST_AUTO_TEST_CASE(an_incompatible_or_unknown_writer_makes_its_records_invalid
   BOOST_TEST(s.error->code == "not_registry_framed");
 }
 
+BOOST_AUTO_TEST_CASE(a_writer_schema_the_registry_names_as_another_type_is_refused_by_its_type) {
+  stage_pipeline stages(compiled());
+  const streamt::diagnostic* why = stages.learn_schema(12, R"({"type":"object"})", "JSON");
+  BOOST_TEST_REQUIRE(why != nullptr);
+  BOOST_TEST(why->code == "schema_incompatible");
+  BOOST_TEST(why->message.find("is a JSON schema in the Schema Registry, not an Avro one") !=
+             std::string::npos);
+  const std::string value = framed(12, create);
+  BOOST_TEST(static_cast<int>(stages.process(value).outcome) == static_cast<int>(outcome::invalid));
+}
+
+BOOST_AUTO_TEST_CASE(a_forgotten_writer_schema_is_needed_again_by_its_next_record) {
+  stage_pipeline stages(compiled());
+  stages.unknown_schema(11);
+  const std::string value = framed(11, create);
+  BOOST_TEST(static_cast<int>(stages.process(value).outcome) == static_cast<int>(outcome::invalid));
+  stages.forget_schema(11);
+  const auto s = stages.process(value);
+  BOOST_TEST_REQUIRE(static_cast<int>(s.outcome) == static_cast<int>(outcome::needs_schema));
+  BOOST_TEST(s.schema_id == 11u);
+}
+
 BOOST_AUTO_TEST_CASE(a_malformed_body_is_invalid_with_its_column_and_byte) {
   stage_pipeline stages(compiled());
   BOOST_TEST(stages.learn_schema(5, reader) == nullptr);

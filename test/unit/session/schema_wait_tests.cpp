@@ -129,6 +129,45 @@ BOOST_AUTO_TEST_CASE(
 }
 
 BOOST_AUTO_TEST_CASE(
+    the_registrys_word_that_it_has_no_such_id_stands_for_the_ttl_then_the_stages_forget_it_and_ask_again) {
+  ss::config c = dead_lettering();
+  c.unknown_schema_ttl = 60s;
+  run r(c);
+  BOOST_TEST_REQUIRE(waiting_at_offset_1(r).kind == act::fetch_schema);
+  BOOST_TEST_REQUIRE(r.s.on(answer(r, 7, ss::schema_answer::unknown_id)).kind == act::learn_schema);
+  BOOST_TEST_REQUIRE(r.produce(r.s.on(ss::schema_learnt{}), 0).kind == act::dead_letter);
+  BOOST_TEST_REQUIRE(r.produce(r.s.on(ss::dead_lettered{r.now})).kind == act::poll);
+  r.to_commit();
+  BOOST_TEST_REQUIRE(r.commit_returns(ok()).kind == act::poll);
+  // Within the minute a batch is processed as it comes: the stages judge
+  // the id's records with the word they have (no forget_schema, no fetch).
+  r.now += 59s;
+  BOOST_TEST(r.open_with({{0, 3}}).kind == act::poll);
+  r.to_commit();
+  BOOST_TEST_REQUIRE(r.commit_returns(ok()).kind == act::poll);
+  // Past it, the batch that arrives first has the stages forget the id;
+  // then the batch goes on, and its first record with the id asks again.
+  r.now += 2s;
+  const ss::action forget = r.arrive({{0, 4}});
+  BOOST_TEST_REQUIRE(forget.kind == act::forget_schema);
+  BOOST_TEST(forget.schema_id == 7u);
+  BOOST_TEST(forget.info.find("writer schema id 7") != std::string::npos);
+  BOOST_TEST_REQUIRE(r.s.on(ss::schema_learnt{}).kind == act::begin);
+  const ss::action fetch = produce_until_schema(r, r.s.on(ss::began{ok(), r.now}), 0, 7);
+  BOOST_TEST(fetch.kind == act::fetch_schema);
+  // Found this time (a replica had caught up): the word is gone for good.
+  BOOST_TEST_REQUIRE(r.s.on(answer(r, 7, ss::schema_answer::found)).kind == act::learn_schema);
+  const ss::action rest = r.s.on(ss::schema_learnt{});
+  BOOST_TEST_REQUIRE(rest.kind == act::produce);
+  BOOST_TEST(r.produce(rest).kind == act::poll);
+  r.to_commit();
+  BOOST_TEST_REQUIRE(r.commit_returns(ok()).kind == act::poll);
+  r.now += 10min;
+  BOOST_TEST(r.arrive({{0, 5}}).kind == act::begin);
+  BOOST_TEST(r.committed(0) == 5);
+}
+
+BOOST_AUTO_TEST_CASE(
     with_a_dead_letter_topic_a_record_of_an_unknown_id_is_dead_lettered_and_the_batch_goes_on) {
   run r(dead_lettering());
   BOOST_TEST_REQUIRE(waiting_at_offset_1(r).kind == act::fetch_schema);
