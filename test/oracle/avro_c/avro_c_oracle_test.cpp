@@ -8,10 +8,11 @@
 //     fields, symbols and sizes; our canonical form of the JSON Avro C writes
 //     back is ours of the original, and Avro C reads our canonical form as a
 //     schema equal to the original. (Avro C 1.11.1 has no Parsing Canonical
-//     Form, fingerprint or logical types, so those are compared only so.)
+//     Form, fingerprint or logical types, so those are compared only so;
+//     the logical types' values are read by our parse of each schema.)
 //   - Avro C writes values with the writer's schema; the decoder built from
 //     the plan compiled from the reader's schema reads, from the framed
-//     bytes, what Avro C's resolved writer and resolved reader read.
+//     bytes, what Avro C's resolved writer reads.
 //   - Our Avro sink's encoder writes those rows; Avro C reads them back with
 //     the schema the compiler pinned as the same values.
 // Avro C is linked by this test only; the engine never links it.
@@ -453,8 +454,10 @@ std::int64_t an_integer(generator& g, std::int64_t lo, std::int64_t hi) {
     case 2:
       return static_cast<std::int64_t>(g.below(200)) - 100;
     default:
-      return lo + static_cast<std::int64_t>(
-                      g.below(static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)));
+      // In unsigned arithmetic: hi - lo may exceed INT64_MAX.
+      return static_cast<std::int64_t>(
+          static_cast<std::uint64_t>(lo) +
+          g.below(static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)));
   }
 }
 
