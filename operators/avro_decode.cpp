@@ -274,11 +274,14 @@ class avro_walk {
     std::size_t n = 0;
     return length(n, at) && raw(n, out, at);
   }
-  bool floating(type_kind k, double& out, std::string_view at) {
+  // The writer's number `k` as the reader's float or double `r`. An int or
+  // long read as a float is rounded to the float it becomes (as Java's and
+  // Avro C's resolvers do): the reader's schema says the value is a float.
+  bool floating(type_kind k, type_kind r, double& out, std::string_view at) {
     if (k == type_kind::int_ || k == type_kind::long_) {
       std::int64_t v = 0;
       if (!integer(k, v, at)) return false;
-      out = static_cast<double>(v);
+      out = r == type_kind::float_ ? static_cast<float>(v) : static_cast<double>(v);
       return true;
     }
     std::string_view b;
@@ -579,7 +582,7 @@ class avro_walk {
       case type_kind::float_:
       case type_kind::double_: {
         double v = 0;
-        if (!floating(w.kind, v, at)) return false;
+        if (!floating(w.kind, r.kind, v, at)) return false;
         put_double(out, v);
         return true;
       }
@@ -701,7 +704,7 @@ class avro_walk {
         if (!millis(w, s.bigint, at)) return false;
         break;
       case plan::column_type::double_:
-        if (!floating(w.kind, s.dbl, at)) return false;
+        if (!floating(w.kind, d_.reader_.types[st.reader].kind, s.dbl, at)) return false;
         break;
       case plan::column_type::string:
         if (!sized(b, at) || !utf8(b, at)) return false;
@@ -912,9 +915,10 @@ void avro_decoder::compile_fast() {
                                                                     : fast_code::read_millis;
         return w.kind == type_kind::long_;
       case plan::column_type::double_:
-        op.code = w.kind == type_kind::float_    ? fast_code::read_float
-                  : w.kind == type_kind::double_ ? fast_code::read_double
-                                                 : fast_code::read_double_from_integer;
+        op.code = w.kind == type_kind::float_                          ? fast_code::read_float
+                  : w.kind == type_kind::double_                       ? fast_code::read_double
+                  : reader_.types[st.reader].kind == type_kind::float_ ? fast_code::read_float_from_integer
+                                                                       : fast_code::read_double_from_integer;
         return true;
       case plan::column_type::boolean:
         op.code = fast_code::read_boolean;
@@ -1043,6 +1047,10 @@ bool avro_decoder::fast_decode(std::string_view body, row& out) const {
       case fast_code::read_double_from_integer:
         if (!fast_varint(p, end, v, op.varint_bytes)) return false;
         s.dbl = static_cast<double>(v);
+        break;
+      case fast_code::read_float_from_integer:
+        if (!fast_varint(p, end, v, op.varint_bytes)) return false;
+        s.dbl = static_cast<float>(v);
         break;
       case fast_code::read_float: {
         if (end - p < 4) return false;

@@ -11,14 +11,15 @@
 // once. The plan's columns are the reader schema's fields
 // (plan::avro::to_columns), so each reader field the plan reads has a slot:
 // a scalar is read straight into it (an int promoted to a long or a double
-// as the resolution says, a string viewed in place after its UTF-8 is
-// checked, an enum as the reader's symbol, a decimal's two's-complement
-// bytes as its unscaled value, a timestamp-micros floored to milliseconds);
-// a JSON column (array, map, union, bytes, ...) is written as compact JSON
-// into the slot's storage, which keeps its capacity, so a steady stream of
-// records allocates nothing. Fields the plan does not read are skipped by
-// their lengths; fields the writer lacks take the reader's defaults,
-// prepared when the decoder is built.
+// as the resolution says, rounded to 32 bits when the reader's is a float,
+// a string viewed in place after its UTF-8 is checked, an enum as the
+// reader's symbol, a decimal's two's-complement bytes as its unscaled value,
+// a timestamp-micros floored to milliseconds); a JSON column (array, map,
+// union, bytes, ...) is written as compact JSON into the slot's storage,
+// which keeps its capacity, so a steady stream of records allocates nothing.
+// Fields the plan does not read are skipped by their lengths; fields the
+// writer lacks take the reader's defaults, prepared when the decoder is
+// built.
 //
 // Failures fill a diagnostic (phase::record) naming the column's JSON path
 // and the byte offset within the body:
@@ -122,6 +123,7 @@ class avro_decoder {
     read_millis,
     read_micros,  // TIMESTAMP
     read_double_from_integer,
+    read_float_from_integer,  // a reader's float: rounded to 32 bits
     read_float,
     read_double,
     read_boolean,
