@@ -800,7 +800,10 @@ result<avro_decoder> avro_decoder::build(const plan::schema& plan_schema, const 
             a.bigint = floor_millis(a.bigint);
           break;
         case plan::column_type::double_:
-          a.dbl = v.to_number<double>();
+          // A float's default is the float it names, as a float read from
+          // the wire is.
+          a.dbl =
+              r.kind == type_kind::float_ ? static_cast<float>(v.to_number<double>()) : v.to_number<double>();
           break;
         case plan::column_type::string:
           d.texts_.emplace_back(v.as_string());

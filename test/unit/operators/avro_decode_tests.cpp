@@ -274,6 +274,15 @@ BOOST_AUTO_TEST_CASE(an_int_or_long_read_as_a_float_is_rounded_to_the_float_it_b
   BOOST_TEST_REQUIRE(in_json.decode(std::string("\x02\x82\x80\x80\x10\x00", 6), json_column, error),
                      error.message);
   BOOST_TEST(json_column.slots[0].string == "[16777216]");
+
+  // A float field the writer lacks reads as its default, the float 0.1
+  // names, as the same value written as a float would.
+  const auto defaulted =
+      decoder_of(R"([{"name": "i", "type": "int"}])",
+                 R"([{"name": "i", "type": "int"}, {"name": "f", "type": "float", "default": 0.1}])");
+  row with_default(2);
+  BOOST_TEST_REQUIRE(defaulted.decode(std::string("\x04", 1), with_default, error), error.message);
+  BOOST_TEST(with_default.slots[1].dbl == static_cast<double>(0.1f));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
