@@ -18,8 +18,11 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <concepts>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <utility>
 
 namespace streamt::engine {
@@ -37,6 +40,11 @@ concept flushing_sink = record_sink<S> && requires(S& s) {
   { s.async_flush() } -> std::same_as<boost::asio::awaitable<result<void>>>;
 };
 
+// Teaches `stages` the writer schema with `id` (learn_schema or
+// unknown_schema), for a record of an Avro source that needs it; a
+// diagnostic when it cannot be had, which ends the run (a failure).
+using schema_learner = std::function<result<void>(operators::stage_pipeline& stages, std::uint32_t id)>;
+
 struct run_result {
   record_counts counts;
   std::optional<invalid_record> invalid;  // the pipeline stopped at this record
@@ -46,8 +54,12 @@ struct run_result {
 // Completes on the caller's executor. Cancellation: between batches, through
 // the source's and sink's own awaitables. On error: reported in the result,
 // never thrown.
+// A record that needs a writer schema (an Avro source) waits for `learn`
+// and is then processed again from the start, as in `run`; without `learn`
+// such a record is a logic error (std::logic_error).
 template <batch_source Source, flushing_sink Sink>
-boost::asio::awaitable<run_result> run_pipeline(Source source, Sink sink, operators::stage_pipeline stages) {
+boost::asio::awaitable<run_result> run_pipeline(Source source, Sink sink, operators::stage_pipeline stages,
+                                                schema_learner learn = {}) {
   run_result out;
   for (;;) {
     result<std::span<const record_view>> batch = co_await source.async_next_batch();
@@ -59,11 +71,22 @@ boost::asio::awaitable<run_result> run_pipeline(Source source, Sink sink, operat
       co_return out;
     }
     if (batch->empty()) break;
-    batch_result r = process_batch(*batch, stages, sink, out.counts);
+    std::span<const record_view> rest = *batch;
+    batch_result r = process_batch(rest, stages, sink, out.counts);
+    for (; r.needs_schema; r = process_batch(rest, stages, sink, out.counts)) {
+      if (!learn)
+        throw std::logic_error("run_pipeline: a record needs a writer schema, and nothing learns one");
+      rest = rest.subspan(r.handled);
+      if (result<void> learnt = learn(stages, *r.needs_schema); !learnt) {
+        out.failure = std::move(learnt.error());
+        break;
+      }
+    }
     if (result<void> flushed = co_await sink.async_flush(); !flushed) {
       out.failure = std::move(flushed.error());
       co_return out;
     }
+    if (out.failure) co_return out;
     if (r.invalid) {
       out.invalid = std::move(r.invalid);
       co_return out;

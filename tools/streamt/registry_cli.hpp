@@ -96,6 +96,8 @@ class registry_session {
   kafka::registry::result<kafka::registry::subject_schema> subject_version(
       const std::string& subject, std::optional<std::int64_t> version);
   kafka::registry::result<std::vector<std::int64_t>> subject_versions(const std::string& subject);
+  kafka::registry::result<kafka::registry::schema> schema_by_id(std::int64_t id);
+  kafka::registry::result<std::int64_t> register_schema(const std::string& subject, const std::string& text);
 
   // "http://host:port/prefix": the registry as messages name it.
   std::string url() const;
@@ -106,6 +108,14 @@ class registry_session {
   std::unique_ptr<boost::asio::io_context> io_;
   std::unique_ptr<kafka::registry::client> client_;
 };
+
+// The id of a plan's Avro sink schema, as `run` has it: registered under
+// its subject (an identical schema answers its id), or, when not
+// `register_new` (--no-register), found among the subject's versions by its
+// canonical form. Prints why there is none and returns the exit code: the
+// failure's, or 1 when no version holds the schema.
+std::variant<std::uint32_t, int> sink_schema_id(std::string_view command, registry_session& session,
+                                                const plan::avro_sink& sink, bool register_new);
 
 // Prints "streamt COMMAND: CONTEXT: <the failure's message>; <advice>" and
 // returns the failure's exit code.
