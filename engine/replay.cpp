@@ -415,16 +415,7 @@ run_result replay(const plan::plan& p, std::istream& in, std::ostream& out, cons
     stages.sink_schema_id(*registry->sink_schema_id);
   }
   schema_learner learn;
-  if (stages.reads_avro())
-    learn = [registry](operators::stage_pipeline& s, std::uint32_t id) -> result<void> {
-      result<std::optional<std::string>> text = registry->writer_schema(id);
-      if (!text) return std::move(text.error());
-      if (!*text)
-        s.unknown_schema(id);
-      else
-        s.learn_schema(id, **text);  // a refusal is kept for the id: its records are invalid
-      return {};
-    };
+  if (stages.reads_avro()) learn = learn_from(registry->writer_schema);
   boost::asio::io_context io;
   auto done =
       boost::asio::co_spawn(io,

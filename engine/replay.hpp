@@ -36,7 +36,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <istream>
 #include <map>
 #include <optional>
@@ -114,11 +113,9 @@ class envelope_sink {
 // What replay needs of a Schema Registry for a plan that reads or writes
 // Avro (the caller's session: replay itself sends no request).
 struct replay_registry {
-  // The writer schema registered under `id`: its text, nullopt when the
-  // registry has no schema with that id (its records are invalid,
-  // unknown_schema_id), or a diagnostic that ends the replay (the registry
-  // cannot answer). Asked once per id (the stages keep what they learn).
-  std::function<result<std::optional<std::string>>(std::uint32_t id)> writer_schema;
+  // The writer schemas of an Avro source, asked once per id (the stages
+  // keep what they learn).
+  writer_schema_source writer_schema;
   // The id of the plan's sink schema, for an Avro sink: each output is
   // framed with it.
   std::optional<std::uint32_t> sink_schema_id;

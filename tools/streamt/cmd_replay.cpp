@@ -46,8 +46,8 @@ constexpr std::string_view help =
 // id; or the exit code after saying why there is none.
 struct avro_access {
   std::unique_ptr<registry_session> session;
+  std::unique_ptr<writer_schemas> schemas;
   engine::replay_registry registry;
-  std::optional<kafka::registry::failure> failed;  // the request that ended the replay
 };
 
 std::variant<std::unique_ptr<avro_access>, int> open_registry(const arguments& a, const plan::plan& p) {
@@ -73,20 +73,8 @@ std::variant<std::unique_ptr<avro_access>, int> open_registry(const arguments& a
     if (const int* code = std::get_if<int>(&id)) return *code;
     access->registry.sink_schema_id = std::get<0>(id);
   }
-  access->registry.writer_schema =
-      [s = access.get()](std::uint32_t id) -> result<std::optional<std::string>> {
-    kafka::registry::result<kafka::registry::schema> got = s->session->schema_by_id(id);
-    if (got) return std::optional<std::string>(std::move(got->text));
-    // No schema with that id is the record's fault (unknown_schema_id);
-    // anything else ends the replay, as it would stall a run.
-    if (got.error().verdict() == kafka::registry::verdict::record) return std::optional<std::string>();
-    s->failed = got.error();
-    diagnostic d;
-    d.phase = phase::record;
-    d.code = "registry_failed";
-    d.message = "fetching writer schema id " + std::to_string(id);
-    return d;
-  };
+  access->schemas = std::make_unique<writer_schemas>(*access->session);
+  access->registry.writer_schema = access->schemas->source();
   return access;
 }
 
@@ -126,9 +114,9 @@ int cmd_replay(std::span<char* const> args) {
               << "  nothing after it was processed; fix or remove the record and replay from its offset\n";
     return engine::to_int(engine::exit_code::invalid_record);
   }
-  if (r.failure && registry && registry->failed)
-    return report_registry_failure("replay", r.failure->message + " at " + registry->session->url(),
-                                   *registry->failed, p->schema.avro ? p->schema.avro->subject : "", {});
+  if (registry && r.failure && p->schema.avro)
+    if (std::optional<int> failed = registry->schemas->report("replay", p->schema.avro->subject))
+      return *failed;
   if (r.failure) {
     std::cerr << "streamt replay: " << r.failure->message << " [" << r.failure->code << "]\n";
     return engine::to_int(r.failure->code == "write_failed" ? engine::exit_code::io_error

@@ -158,6 +158,29 @@ r::result<std::int64_t> registry_session::register_schema(const std::string& sub
 
 std::string registry_session::url() const { return client_->url().to_string(); }
 
+engine::writer_schema_source writer_schemas::source() {
+  return [this](std::uint32_t id) -> result<std::optional<std::string>> {
+    if (auto known = known_.find(id); known != known_.end()) return known->second;
+    r::result<r::schema> got = session_->schema_by_id(id);
+    if (!got && got.error().verdict() != r::verdict::record) {
+      failed_.emplace(id, got.error());
+      diagnostic d;
+      d.phase = phase::record;
+      d.code = "registry_failed";
+      d.message = "fetching writer schema id " + std::to_string(id) + " at " + session_->url();
+      return d;
+    }
+    return known_[id] = got ? std::optional<std::string>(std::move(got->text)) : std::nullopt;
+  };
+}
+
+std::optional<int> writer_schemas::report(std::string_view command, std::string_view subject) const {
+  if (!failed_) return std::nullopt;
+  return report_registry_failure(
+      command, "fetching writer schema id " + std::to_string(failed_->first) + " at " + session_->url(),
+      failed_->second, subject, std::nullopt);
+}
+
 std::variant<std::uint32_t, int> sink_schema_id(std::string_view command, registry_session& session,
                                                 const plan::avro_sink& sink, bool register_new) {
   const std::string context = "the sink schema under subject '" + sink.subject + "' at " + session.url();

@@ -14,6 +14,7 @@
 // to fix, and the exit code (69) tells a script it may try again later.
 
 #include "engine/exit_codes.hpp"
+#include "engine/pipeline.hpp"
 #include "kafka/registry/client.hpp"
 #include "kafka/registry/config.hpp"
 #include "kafka/registry/failure.hpp"
@@ -22,10 +23,12 @@
 #include <boost/asio/io_context.hpp>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -107,6 +110,26 @@ class registry_session {
   // Declared first so that it outlives the client, whose connection runs on it.
   std::unique_ptr<boost::asio::io_context> io_;
   std::unique_ptr<kafka::registry::client> client_;
+};
+
+// The writer schemas of an Avro source, fetched through `session` once per
+// id (a map: diff's two plans ask for the same ids): replay's and diff's
+// engine::writer_schema_source. An id the registry does not have is the
+// record's fault; any other failure ends the command, and report() says so.
+class writer_schemas {
+ public:
+  explicit writer_schemas(registry_session& session) : session_(&session) {}
+  // Valid while this object lives.
+  engine::writer_schema_source source();
+  // The failure that ended the command, if one did: prints "streamt
+  // COMMAND: fetching writer schema id N at URL: ...; advice" and returns
+  // its exit code (69 the registry unavailable, 78 a setting refused).
+  std::optional<int> report(std::string_view command, std::string_view subject) const;
+
+ private:
+  registry_session* session_;
+  std::map<std::uint32_t, std::optional<std::string>> known_;
+  std::optional<std::pair<std::uint32_t, kafka::registry::failure>> failed_;
 };
 
 // The id of a plan's Avro sink schema, as `run` has it: registered under
