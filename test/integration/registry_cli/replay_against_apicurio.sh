@@ -16,44 +16,8 @@
 # the exit codes of a missing flag (2), a registry that is down (69), one
 # whose URL lacks the API's path (78) and --no-register before the sink
 # schema is registered (1). No broker: nothing here reads a topic.
-set -euo pipefail
-: "${STREAMT_BINARY:?set by ctest}"
-: "${STREAMT_REGISTRY_ENV:?set by ctest}"
-# shellcheck disable=SC1090
-source "$STREAMT_REGISTRY_ENV"
-url=$STREAMT_REGISTRY_URL
+source "$(dirname "$0")/lib.sh"
 python=$("$(dirname "$0")/../../../tools/pyclients")
-work=$(mktemp -d "${TMPDIR:-/tmp}/streamt-registry-replay-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
-checks=0
-fail() { echo "FAIL: $*" >&2; exit 1; }
-check_eq() {  # check_eq WHAT EXPECTED ACTUAL
-  [[ "$2" == "$3" ]] || { printf 'FAIL: %s\n  expected: %s\n  actual:   %s\n' "$1" "$2" "$3" >&2; exit 1; }
-  checks=$((checks + 1))
-  echo "ok: $1"
-}
-check_has() {  # check_has WHAT NEEDLE TEXT
-  [[ "$3" == *"$2"* ]] || { printf 'FAIL: %s\n  wanted: %s\n  in:     %s\n' "$1" "$2" "$3" >&2; exit 1; }
-  checks=$((checks + 1))
-  echo "ok: $1"
-}
-# streamt ARGS...: runs the binary; sets rc, out and err.
-streamt() {
-  set +e
-  "$STREAMT_BINARY" "$@" >"$work/out" 2>"$work/err"
-  rc=$?
-  set -e
-  out=$(<"$work/out") err=$(<"$work/err")
-}
-# register SUBJECT SCHEMA_JSON: registers a version; prints its id.
-register() {
-  local body
-  body=$(python3 -c 'import json, sys; print(json.dumps({"schema": sys.argv[1]}))' "$2")
-  curl -fsS --max-time 30 -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' \
-    --data "$body" "$url/subjects/$1/versions" |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])'
-}
 
 # Topics and subjects of this run only: the fixture's registry outlives one run.
 topic="orders-$(date +%s%N | tail -c 9)-$RANDOM"
