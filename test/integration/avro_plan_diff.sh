@@ -79,6 +79,7 @@ def decoded(v):  # an output as diff prints it: the JSON text of the values
     return None if v is None else json.loads(v, parse_float=Decimal)
 got = {e["key"]: [e["difference"], decoded(e["old"]), decoded(e["new"])] for e in report["first_differences"]}
 print(f"records read\t40\t{report['records']}")
+print(f"each plan's sink format\tavro avro\t{report['old']['sink_format']} {report['new']['sink_format']}")
 print(f"old passed, new passed\t30 10\t{report['old']['passed']} {report['new']['passed']}")
 print(f"old only, changed\t20 10\t{report['differences']['old_only']} {report['differences']['changed']}")
 print(f"invalid\t0 0\t{report['old']['invalid']} {report['new']['invalid']}")
@@ -91,7 +92,9 @@ rc=0
 diff_plans "$work/old.json" "$work/old-json.json" --schema-registry "$url" >"$work/same.txt" || rc=$?
 check_eq "OLD against its JSON-sink variant: exit code" 0 "$rc"
 grep -q "^no record differs" "$work/same.txt" || { cat "$work/same.txt"; fail "no 'no record differs'"; }
-checks_passed=$((checks_passed + 1))
+grep -qF "sink format: old avro, new json (Avro outputs compared as the JSON of their values)" "$work/same.txt" ||
+  { cat "$work/same.txt"; fail "the report does not say the sink's format changes"; }
+checks_passed=$((checks_passed + 2))
 
 echo "== the registry is needed, and must be one"
 rc=0

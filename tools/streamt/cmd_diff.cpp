@@ -238,6 +238,7 @@ boost::json::object tally_json(const loaded_plan& l, const engine::plan_tally& t
           {"digest", l.digest},
           {"application_id", l.p.identity.application_id},
           {"sink_topic", l.p.identity.sink_topic},
+          {"sink_format", plan::to_string(l.p.sink.format)},
           {"passed", t.passed},
           {"filtered", t.filtered},
           {"tombstones", t.tombstones},
@@ -281,8 +282,13 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
                 std::uint64_t max_records) {
   std::ostringstream os;
   os << "old: " << old_plan.path << " (" << old_plan.digest << ")\n"
-     << "new: " << new_plan.path << " (" << new_plan.digest << ")\n"
-     << "read " << c.records() << " record" << (c.records() == 1 ? "" : "s") << " of "
+     << "new: " << new_plan.path << " (" << new_plan.digest << ")\n";
+  // Avro outputs are compared as the JSON of their values: a change of the
+  // sink's format alone is no difference there, so it is said here.
+  if (old_plan.p.sink.format == plan::sink_format::avro || new_plan.p.sink.format == plan::sink_format::avro)
+    os << "sink format: old " << plan::to_string(old_plan.p.sink.format) << ", new "
+       << plan::to_string(new_plan.p.sink.format) << " (Avro outputs compared as the JSON of their values)\n";
+  os << "read " << c.records() << " record" << (c.records() == 1 ? "" : "s") << " of "
      << old_plan.p.identity.source_topic << " from " << from << ":\n";
   bool complete = true;
   for (const partition_range& r : ranges) {
