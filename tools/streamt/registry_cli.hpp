@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// What `streamt compile` and `streamt check` share to reach a Schema Registry
-// (issue 37): the flags (--schema-registry URL, --registry-config FILE,
+// What `streamt compile`, `check`, `replay` and `diff` share to reach a
+// Schema Registry (issue 37): the flags (--schema-registry URL, --registry-config FILE,
 // --subject, --schema-version) read into a kafka::registry::config, one
 // request at a time run to completion on a small io_context of the
 // command's own, and a failed request turned into an exit code and a line
