@@ -88,9 +88,6 @@ int cmd_replay(std::span<char* const> args) {
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("replay", a.positionals[0], code);
   if (!p) return engine::to_int(code);
-  std::variant<std::unique_ptr<avro_access>, int> avro = open_registry(a, *p);
-  if (const int* failed = std::get_if<int>(&avro)) return *failed;
-  const std::unique_ptr<avro_access>& registry = std::get<0>(avro);
 
   std::ifstream file;
   std::istream* in = &std::cin;
@@ -103,6 +100,11 @@ int cmd_replay(std::span<char* const> args) {
     }
     in = &file;
   }
+  // After the command line is known good: registering an Avro sink's
+  // schema is the first thing replay does to anything outside itself.
+  std::variant<std::unique_ptr<avro_access>, int> avro = open_registry(a, *p);
+  if (const int* failed = std::get_if<int>(&avro)) return *failed;
+  const std::unique_ptr<avro_access>& registry = std::get<0>(avro);
   std::ios::sync_with_stdio(false);
   const engine::run_result r = engine::replay(*p, *in, std::cout, registry ? &registry->registry : nullptr);
   const auto& c = r.counts;
