@@ -18,8 +18,12 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <concepts>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace streamt::engine {
@@ -37,6 +41,32 @@ concept flushing_sink = record_sink<S> && requires(S& s) {
   { s.async_flush() } -> std::same_as<boost::asio::awaitable<result<void>>>;
 };
 
+// Teaches `stages` the writer schema with `id` (learn_schema or
+// unknown_schema), for a record of an Avro source that needs it; a
+// diagnostic when it cannot be had, which ends the run (a failure).
+using schema_learner = std::function<result<void>(operators::stage_pipeline& stages, std::uint32_t id)>;
+
+// Where the writer schemas of an Avro source come from: the text of the
+// schema registered under `id`; nullopt when the registry has none with it
+// (its records are invalid: unknown_schema_id); a diagnostic when it cannot
+// be had, which ends the run.
+using writer_schema_source = std::function<result<std::optional<std::string>>(std::uint32_t id)>;
+
+// The learner that teaches the stages what `fetch` answers. A schema the
+// stages refuse is kept by them for its id: its records are invalid
+// (schema_incompatible).
+inline schema_learner learn_from(writer_schema_source fetch) {
+  return [fetch = std::move(fetch)](operators::stage_pipeline& stages, std::uint32_t id) -> result<void> {
+    result<std::optional<std::string>> text = fetch(id);
+    if (!text) return std::move(text.error());
+    if (!*text)
+      stages.unknown_schema(id);
+    else
+      stages.learn_schema(id, **text);
+    return {};
+  };
+}
+
 struct run_result {
   record_counts counts;
   std::optional<invalid_record> invalid;  // the pipeline stopped at this record
@@ -46,8 +76,12 @@ struct run_result {
 // Completes on the caller's executor. Cancellation: between batches, through
 // the source's and sink's own awaitables. On error: reported in the result,
 // never thrown.
+// A record that needs a writer schema (an Avro source) waits for `learn`
+// and is then processed again from the start, as in `run`; without `learn`
+// such a record is a logic error (std::logic_error).
 template <batch_source Source, flushing_sink Sink>
-boost::asio::awaitable<run_result> run_pipeline(Source source, Sink sink, operators::stage_pipeline stages) {
+boost::asio::awaitable<run_result> run_pipeline(Source source, Sink sink, operators::stage_pipeline stages,
+                                                schema_learner learn = {}) {
   run_result out;
   for (;;) {
     result<std::span<const record_view>> batch = co_await source.async_next_batch();
@@ -59,11 +93,22 @@ boost::asio::awaitable<run_result> run_pipeline(Source source, Sink sink, operat
       co_return out;
     }
     if (batch->empty()) break;
-    batch_result r = process_batch(*batch, stages, sink, out.counts);
+    std::span<const record_view> rest = *batch;
+    batch_result r = process_batch(rest, stages, sink, out.counts);
+    for (; r.needs_schema; r = process_batch(rest, stages, sink, out.counts)) {
+      if (!learn)
+        throw std::logic_error("run_pipeline: a record needs a writer schema, and nothing learns one");
+      rest = rest.subspan(r.handled);
+      if (result<void> learnt = learn(stages, *r.needs_schema); !learnt) {
+        out.failure = std::move(learnt.error());
+        break;
+      }
+    }
     if (result<void> flushed = co_await sink.async_flush(); !flushed) {
       out.failure = std::move(flushed.error());
       co_return out;
     }
+    if (out.failure) co_return out;
     if (r.invalid) {
       out.invalid = std::move(r.invalid);
       co_return out;

@@ -14,6 +14,7 @@
 // dead-letter topic, and not the other's). The key, timestamp and headers of
 // an output are the input's in both plans, so only the values can differ.
 
+#include "engine/pipeline.hpp"
 #include "engine/record.hpp"
 #include "operators/stage_pipeline.hpp"
 #include "plan/plan.hpp"
@@ -81,11 +82,17 @@ class plan_comparison {
  public:
   // Keeps the first `max_kept` differing records in full; the rest are
   // counted only, so memory does not grow with the number read. A plan with
-  // an Avro sink is refused (std::invalid_argument): its outputs need the
-  // sink schema's id from a registry.
-  plan_comparison(const plan::plan& old_plan, const plan::plan& new_plan, std::size_t max_kept);
+  // an Avro sink is compared by the JSON its outputs hold (the values a
+  // JSON sink would write of the same rows), so no registry id is needed
+  // and a difference shows field values. A plan with an Avro source needs
+  // `learn` (a record of it without one is a std::logic_error).
+  plan_comparison(const plan::plan& old_plan, const plan::plan& new_plan, std::size_t max_kept,
+                  schema_learner learn = {});
 
+  // Once learning a writer schema failed (failure()), records are no longer
+  // compared: the one it failed for is not counted.
   void compare(const record_view& r);
+  const std::optional<diagnostic>& failure() const noexcept { return failure_; }
 
   std::uint64_t records() const noexcept { return records_; }
   const plan_tally& old_tally() const noexcept { return old_tally_; }
@@ -95,9 +102,13 @@ class plan_comparison {
   const std::vector<record_difference>& kept() const noexcept { return kept_; }
 
  private:
+  operators::step step_of(operators::stage_pipeline& stages, const record_view& r);
+
   operators::stage_pipeline old_;
   operators::stage_pipeline new_;
   std::size_t max_kept_;
+  schema_learner learn_;
+  std::optional<diagnostic> failure_;
   std::uint64_t records_ = 0;
   plan_tally old_tally_;
   plan_tally new_tally_;

@@ -4,6 +4,7 @@
 #include "engine/replay.hpp"
 
 #include "engine/pipeline.hpp"
+#include "kafka/registry/base64.hpp"
 #include "operators/encode.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -198,12 +199,24 @@ result<void> parse_envelope(std::string_view line, std::size_t line_number, std:
       if (!v.is_null() && !v.is_string())
         return envelope_error(line_number, "\"key\" must be a string or null");
       out.view.key = optional_string(v);
-    } else if (key == "payload") {
-      if (!v.is_null() && !v.is_string())
+    } else if (key == "payload" || key == "payload_base64") {
+      if (has_payload)
         return envelope_error(line_number,
-                              "\"payload\" must be a string (the record value) or null (a tombstone)");
+                              "both \"payload\" and \"payload_base64\"; an envelope gives its value once");
+      if (!v.is_null() && !v.is_string())
+        return envelope_error(
+            line_number,
+            "\"" + std::string(key) + "\" must be a string (the record value) or null (a tombstone)");
       out.view.value = optional_string(v);
       has_payload = true;
+      if (key == "payload_base64" && out.view.value) {
+        // A registry-framed value starts with a zero byte and is binary:
+        // base64 carries it through JSON unchanged.
+        if (auto bad = kafka::registry::base64_decode(*out.view.value, out.payload_bytes))
+          return envelope_error(line_number, "\"payload_base64\" is not base64 at character " +
+                                                 std::to_string(bad->position + 1) + ": " + bad->what);
+        out.view.value = out.payload_bytes;
+      }
     } else if (key == "headers") {
       if (!read_headers(v, out.headers))
         return envelope_error(
@@ -225,11 +238,13 @@ result<void> parse_envelope(std::string_view line, std::size_t line_number, std:
     } else {
       return envelope_error(line_number,
                             "unknown member \"" + std::string(key) +
-                                "\" (an envelope has topic, partition, offset, ts, key, payload, "
-                                "headers; replay's output adds source)");
+                                "\" (an envelope has topic, partition, offset, ts, key, payload or "
+                                "payload_base64, headers; replay's output adds source)");
     }
   }
-  if (!has_payload) return envelope_error(line_number, "missing \"payload\" (use null for a tombstone)");
+  if (!has_payload)
+    return envelope_error(
+        line_number, "missing \"payload\" (use null for a tombstone; \"payload_base64\" for binary bytes)");
   out.view.partition = partition.value_or(0);
   // A partition's offsets increase, as Kafka hands them out: an envelope
   // without one takes the next after the last, and a given one must be past
@@ -327,8 +342,8 @@ boost::asio::awaitable<result<std::span<const record_view>>> envelope_source::as
   co_return std::span<const record_view>(views_);
 }
 
-envelope_sink::envelope_sink(std::ostream& out, std::string sink_topic)
-    : out_(&out), sink_topic_(std::move(sink_topic)) {}
+envelope_sink::envelope_sink(std::ostream& out, std::string sink_topic, bool binary_payload)
+    : out_(&out), sink_topic_(std::move(sink_topic)), binary_payload_(binary_payload) {}
 
 void envelope_sink::emit(const record_view& in, std::optional<std::string_view> value) {
   buffer_ += "{\"topic\":";
@@ -338,11 +353,16 @@ void envelope_sink::emit(const record_view& in, std::optional<std::string_view> 
     append_json_string(buffer_, *in.key);
   else
     buffer_ += "null";
-  buffer_ += ",\"payload\":";
-  if (value)
-    append_json_string(buffer_, *value);
-  else
-    buffer_ += "null";
+  if (!binary_payload_) {
+    buffer_ += ",\"payload\":";
+    if (value)
+      append_json_string(buffer_, *value);
+    else
+      buffer_ += "null";
+  } else {
+    buffer_ += ",\"payload_base64\":";
+    buffer_ += value ? '"' + kafka::registry::base64_encode(*value) + '"' : std::string("null");
+  }
   if (in.timestamp) {
     buffer_ += ",\"ts\":";
     buffer_ += std::to_string(*in.timestamp);
@@ -382,17 +402,27 @@ boost::asio::awaitable<result<void>> envelope_sink::async_flush() {
   co_return result<void>{};
 }
 
-run_result replay(const plan::plan& p, std::istream& in, std::ostream& out) {
-  if (p.sink.format == plan::sink_format::avro)
+run_result replay(const plan::plan& p, std::istream& in, std::ostream& out, const replay_registry* registry) {
+  operators::stage_pipeline stages(p);
+  const bool avro = stages.reads_avro() || stages.writes_avro();
+  if (avro && !registry)
     throw std::invalid_argument(
-        "streamt::engine::replay: the plan's sink is Avro in the Confluent wire format; its outputs need the "
-        "sink schema's id from a Schema Registry, which replay does not ask");
+        "streamt::engine::replay: the plan reads or writes Avro in the Confluent wire format, whose schemas "
+        "are in a Schema Registry: give replay_registry");
+  if (stages.writes_avro()) {
+    if (!registry->sink_schema_id)
+      throw std::invalid_argument("streamt::engine::replay: the plan's sink is Avro: give its schema's id");
+    stages.sink_schema_id(*registry->sink_schema_id);
+  }
+  schema_learner learn;
+  if (stages.reads_avro()) learn = learn_from(registry->writer_schema);
   boost::asio::io_context io;
-  auto done = boost::asio::co_spawn(
-      io,
-      run_pipeline(envelope_source(in, p.schema.topic), envelope_sink(out, p.identity.sink_topic),
-                   operators::stage_pipeline(p)),
-      boost::asio::use_future);
+  auto done =
+      boost::asio::co_spawn(io,
+                            run_pipeline(envelope_source(in, p.schema.topic),
+                                         envelope_sink(out, p.identity.sink_topic, stages.writes_avro()),
+                                         std::move(stages), std::move(learn)),
+                            boost::asio::use_future);
   io.run();
   // get() rethrows what the coroutine threw: only bugs throw here.
   return done.get();

@@ -18,7 +18,10 @@
 // {name: value | [values]}; `tstype`, `broker`, kcat's `*_schema_id` and
 // replay's own `source` are ignored, so replay's output is a downstream
 // plan's input as it is; a member given twice or any other member is an
-// error. A line is at most max_envelope_line_bytes, checked while it is
+// error. A binary value (Avro in the Confluent wire format) is given as
+// `payload_base64` instead of `payload`: its bytes in base64 (RFC 4648, the
+// standard alphabet, padded); an Avro sink's outputs are written so. A line
+// is at most max_envelope_line_bytes, checked while it is
 // read. Key and payload bytes need not be valid UTF-8 in the envelope (kcat
 // writes binary keys raw); the payload is validated as UTF-8 JSON by the
 // decode stage like any record value.
@@ -50,7 +53,8 @@ inline constexpr std::size_t max_envelope_line_bytes = 16 * 1024 * 1024;
 // last offset of each partition between lines. Errors: phase::record, code
 // `malformed_envelope`, message naming the input line.
 struct parsed_envelope {
-  boost::json::value doc;  // owns the strings the views below point into
+  boost::json::value doc;     // owns the strings the views below point into
+  std::string payload_bytes;  // a "payload_base64" decoded, which the view's value points into
   record_view view;
   std::vector<header_view> headers;
 };
@@ -91,7 +95,9 @@ class envelope_source {
 // chooses it from the key (murmur2).
 class envelope_sink {
  public:
-  envelope_sink(std::ostream& out, std::string sink_topic);
+  // `binary_payload` (an Avro sink): values are written as
+  // "payload_base64", the framed bytes in base64.
+  envelope_sink(std::ostream& out, std::string sink_topic, bool binary_payload = false);
 
   void emit(const record_view& in, std::optional<std::string_view> value);
   // Writes what was emitted since the last flush; fails if the stream did.
@@ -100,13 +106,26 @@ class envelope_sink {
  private:
   std::ostream* out_;
   std::string sink_topic_;
+  bool binary_payload_ = false;
   std::string buffer_;
 };
 
+// What replay needs of a Schema Registry for a plan that reads or writes
+// Avro (the caller's session: replay itself sends no request).
+struct replay_registry {
+  // The writer schemas of an Avro source, asked once per id (the stages
+  // keep what they learn).
+  writer_schema_source writer_schema;
+  // The id of the plan's sink schema, for an Avro sink: each output is
+  // framed with it.
+  std::optional<std::uint32_t> sink_schema_id;
+};
+
 // Runs the whole replay on a private io_context: reads `in` to its end or to
-// the first invalid record, writing outputs to `out` as it goes. A plan with
-// an Avro sink is refused (std::invalid_argument): its outputs are framed
-// with the id a registry gives the sink schema, which replay has none of.
-run_result replay(const plan::plan& p, std::istream& in, std::ostream& out);
+// the first invalid record, writing outputs to `out` as it goes. A plan that
+// reads or writes Avro needs `registry` (std::invalid_argument without it,
+// or without the sink schema's id for an Avro sink).
+run_result replay(const plan::plan& p, std::istream& in, std::ostream& out,
+                  const replay_registry* registry = nullptr);
 
 }  // namespace streamt::engine

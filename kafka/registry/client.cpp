@@ -3,6 +3,8 @@
 
 #include "kafka/registry/client.hpp"
 
+#include "kafka/registry/base64.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -84,15 +86,6 @@ namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 using tls_stream = ssl::stream<beast::tcp_stream>;
-
-std::string base64(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3), '\0');
-  const int n =
-      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                      reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
 
 // A path segment: everything but RFC 3986's unreserved characters
 // percent-encoded, so a subject with '/', '?' or '%' stays one segment.
@@ -524,7 +517,8 @@ result<std::unique_ptr<client>> client::make(asio::any_io_executor executor, con
   const bool default_port = s.url.port == (s.url.tls ? 443 : 80);
   const std::string host = s.url.host.find(':') != std::string::npos ? "[" + s.url.host + "]" : s.url.host;
   i->host_field = default_port ? host : host + ":" + std::to_string(s.url.port);
-  if (s.basic_auth) i->authorization = "Basic " + base64(s.basic_auth->user + ":" + s.basic_auth->password);
+  if (s.basic_auth)
+    i->authorization = "Basic " + base64_encode(s.basic_auth->user + ":" + s.basic_auth->password);
   if (s.url.tls) {
     auto refuse = [&](std::string what) {
       failure f;

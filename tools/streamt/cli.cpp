@@ -316,29 +316,6 @@ std::optional<int> read_client_settings(std::string_view command, const argument
   return std::nullopt;
 }
 
-std::optional<int> refuse_unreadable_source(std::string_view command, const plan::plan& p) {
-  if (!p.schema.avro && p.sink.format == plan::sink_format::avro) {
-    const int code = engine::to_int(engine::exit_code::rejected);
-    say_error(command,
-              "the plan's sink is Avro in the Confluent wire format (its \"sink\" member): " +
-                  std::string(command) +
-                  " cannot frame such outputs yet (it has no Schema Registry to register the sink's schema "
-                  "with); streamt run does with --schema-registry URL, or compile with --sink-format json "
-                  "(contract §3)",
-              code, "avro_sink_not_runnable");
-    return code;
-  }
-  if (!p.schema.avro) return std::nullopt;
-  const int code = engine::to_int(engine::exit_code::rejected);
-  say_error(command,
-            "the plan's source is Avro in the Confluent wire format (its schema's \"avro\" member): " +
-                std::string(command) +
-                " cannot read such records yet (it has no Schema Registry to ask); streamt run reads them "
-                "with --schema-registry URL (contract §3)",
-            code, "avro_source_not_runnable");
-  return code;
-}
-
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,
                                          engine::exit_code& code) {
   result<std::string> text = read_input(path, plan_file_read_limit);

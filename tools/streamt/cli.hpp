@@ -92,11 +92,6 @@ int usage_error(std::string_view command, std::string_view message);
 std::optional<int> parse_command(std::string_view command, std::span<char* const> args,
                                  const option_spec& spec, std::string_view help, arguments& out);
 
-// Nothing when `command` can read `p`'s records and write its outputs;
-// else says why (an Avro source or sink: replay and diff have no registry
-// to ask yet) and returns the exit code, 1.
-std::optional<int> refuse_unreadable_source(std::string_view command, const plan::plan& p);
-
 // Loads and validates a plan file for check, explain and replay; prints the
 // diagnostic and returns nullopt on failure (exit code in `code`).
 std::optional<plan::plan> load_plan_file(std::string_view command, const std::string& path,

@@ -11,6 +11,7 @@
 #include "kafka/partition_reader.hpp"
 #include "plan/plan_json.hpp"
 #include "tools/streamt/cli.hpp"
+#include "tools/streamt/registry_cli.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -20,6 +21,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <variant>
 
@@ -59,12 +61,18 @@ constexpr std::string_view help =
     "  --config FILE               librdkafka settings in Java properties syntax\n"
     "  --timeout-ms N              bound on each request and on a wait for records\n"
     "                              (default 30000; 1..3600000)\n"
+    "  --schema-registry URL       the Schema Registry of a plan that reads Avro (each\n"
+    "                              writer schema is fetched once per id)\n"
+    "  --registry-config FILE      its client settings in Java properties syntax\n"
+    "An Avro sink's outputs are compared, and printed, as the JSON values of their\n"
+    "fields (what the plan would write with a JSON sink): no sink schema is registered.\n"
     "\n"
     "exit codes: 0 no record differs; 3 some records differ; 1 a plan refused, or the\n"
     "            plans read different topics; 2 usage; 69 brokers unreachable, the topic\n"
     "            missing or a request failed; 75 OLD_PLAN's group has an open transaction\n"
     "            (--from committed); 74 writing the report failed; 78 a setting refused,\n"
-    "            or a --from position (or a committed offset) outside the topic\n";
+    "            or a --from position (or a committed offset) outside the topic; with\n"
+    "            a registry: 69 it is unavailable, 78 a registry setting refused\n";
 
 std::string where(const kafka::topic_partition& p) { return p.topic + "/" + std::to_string(p.partition); }
 
@@ -230,6 +238,7 @@ boost::json::object tally_json(const loaded_plan& l, const engine::plan_tally& t
           {"digest", l.digest},
           {"application_id", l.p.identity.application_id},
           {"sink_topic", l.p.identity.sink_topic},
+          {"sink_format", plan::to_string(l.p.sink.format)},
           {"passed", t.passed},
           {"filtered", t.filtered},
           {"tombstones", t.tombstones},
@@ -273,8 +282,13 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
                 std::uint64_t max_records) {
   std::ostringstream os;
   os << "old: " << old_plan.path << " (" << old_plan.digest << ")\n"
-     << "new: " << new_plan.path << " (" << new_plan.digest << ")\n"
-     << "read " << c.records() << " record" << (c.records() == 1 ? "" : "s") << " of "
+     << "new: " << new_plan.path << " (" << new_plan.digest << ")\n";
+  // Avro outputs are compared as the JSON of their values: a change of the
+  // sink's format alone is no difference there, so it is said here.
+  if (old_plan.p.sink.format == plan::sink_format::avro || new_plan.p.sink.format == plan::sink_format::avro)
+    os << "sink format: old " << plan::to_string(old_plan.p.sink.format) << ", new "
+       << plan::to_string(new_plan.p.sink.format) << " (Avro outputs compared as the JSON of their values)\n";
+  os << "read " << c.records() << " record" << (c.records() == 1 ? "" : "s") << " of "
      << old_plan.p.identity.source_topic << " from " << from << ":\n";
   bool complete = true;
   for (const partition_range& r : ranges) {
@@ -320,7 +334,7 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
 
 int cmd_diff(std::span<char* const> args) {
   option_spec spec{{"--bootstrap-servers", "-X", "--config", "--from", "--max-records", "--max-diffs",
-                    "--format", "--timeout-ms"},
+                    "--format", "--timeout-ms", "--schema-registry", "--registry-config"},
                    {"--help"},
                    {"-X"},
                    {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
@@ -353,7 +367,6 @@ int cmd_diff(std::span<char* const> args) {
     engine::exit_code code{};
     std::optional<plan::plan> p = load_plan_file("diff", a.positionals[static_cast<std::size_t>(i)], code);
     if (!p) return engine::to_int(code);
-    if (auto refused = refuse_unreadable_source("diff", *p)) return *refused;
     plans[i].path = a.positionals[static_cast<std::size_t>(i)];
     plans[i].digest = plan::digest(*p);
     plans[i].p = std::move(*p);
@@ -371,6 +384,29 @@ int cmd_diff(std::span<char* const> args) {
     return usage_error("diff", "--from names topic '" + from.positions.front().partition.topic +
                                    "', but the plans read '" + topic + "'");
 
+  // The registry, for plans that read Avro: checked and opened before any
+  // Kafka client, as every setting is.
+  const plan::avro_source* avro = old_plan.p.schema.avro   ? &*old_plan.p.schema.avro
+                                  : new_plan.p.schema.avro ? &*new_plan.p.schema.avro
+                                                           : nullptr;
+  std::variant<std::optional<registry_flags>, int> flags = read_registry_flags("diff", a);
+  if (const int* failed = std::get_if<int>(&flags)) return *failed;
+  std::unique_ptr<registry_session> session;
+  std::optional<writer_schemas> schemas;
+  if (avro && !std::get<0>(flags))
+    return usage_error(
+        "diff",
+        "a plan's source is Avro in the Confluent wire format: give --schema-registry URL, the "
+        "Schema Registry its writer schemas come from");
+  if (avro) {
+    std::variant<kafka::registry::config, int> c = read_registry_config("diff", *std::get<0>(flags));
+    if (const int* failed = std::get_if<int>(&c)) return *failed;
+    auto opened = registry_session::open(std::move(std::get<0>(c)));
+    if (!opened) return report_registry_failure("diff", "the registry", opened.error(), avro->subject, {});
+    session = std::move(*opened);
+    schemas.emplace(*session);
+  }
+
   auto reader = kafka::partition_reader::connect(k.bootstrap_servers, k.user);
   if (!reader) {
     say_error("diff", reader.error().message);
@@ -381,7 +417,9 @@ int cmd_diff(std::span<char* const> args) {
   if (const int* code = std::get_if<int>(&planned)) return *code;
   std::vector<partition_range>& ranges = std::get<std::vector<partition_range>>(planned);
 
-  engine::plan_comparison comparison(old_plan.p, new_plan.p, max_diffs);
+  engine::plan_comparison comparison(
+      old_plan.p, new_plan.p, max_diffs,
+      schemas ? engine::learn_from(schemas->source()) : engine::schema_learner{});
   for (partition_range& r : ranges) {
     const std::uint64_t left = max_records - comparison.records();
     if (left == 0) break;
@@ -390,6 +428,8 @@ int cmd_diff(std::span<char* const> args) {
                                   for (const kafka::message_view& v : records) comparison.compare(v);
                                 });
     if (!read_to) return unavailable("reading " + where(r.partition), read_to.error());
+    if (std::optional<int> failed = schemas ? schemas->report("diff", avro->subject) : std::nullopt)
+      return *failed;
     r.read_to = *read_to;
   }
 

@@ -3,10 +3,12 @@
 
 #include "tools/streamt/registry_cli.hpp"
 
+#include "plan/avro_schema.hpp"
 #include "plan/read_input.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 
+#include <cstdint>
 #include <exception>
 #include <limits>
 #include <stdexcept>
@@ -145,7 +147,83 @@ r::result<std::vector<std::int64_t>> registry_session::subject_versions(const st
   return run_one(*io_, client_->subject_versions(subject));
 }
 
+r::result<r::schema> registry_session::schema_by_id(std::int64_t id) {
+  return run_one(*io_, client_->schema_by_id(id));
+}
+
+r::result<std::int64_t> registry_session::register_schema(const std::string& subject,
+                                                          const std::string& text) {
+  return run_one(*io_, client_->register_schema(subject, text));
+}
+
 std::string registry_session::url() const { return client_->url().to_string(); }
+
+engine::writer_schema_source writer_schemas::source() {
+  return [this](std::uint32_t id) -> result<std::optional<std::string>> {
+    if (auto known = known_.find(id); known != known_.end()) return known->second;
+    r::result<r::schema> got = session_->schema_by_id(id);
+    if (!got && got.error().verdict() != r::verdict::record) {
+      failed_.emplace(id, got.error());
+      diagnostic d;
+      d.phase = phase::record;
+      d.code = "registry_failed";
+      d.message = "fetching writer schema id " + std::to_string(id) + " at " + session_->url();
+      return d;
+    }
+    return known_[id] = got ? std::optional<std::string>(std::move(got->text)) : std::nullopt;
+  };
+}
+
+std::optional<int> writer_schemas::report(std::string_view command, std::string_view subject) const {
+  if (!failed_) return std::nullopt;
+  return report_registry_failure(
+      command, "fetching writer schema id " + std::to_string(failed_->first) + " at " + session_->url(),
+      failed_->second, subject, std::nullopt);
+}
+
+std::variant<std::uint32_t, int> sink_schema_id(std::string_view command, registry_session& session,
+                                                const plan::avro_sink& sink, bool register_new) {
+  const std::string context = "the sink schema under subject '" + sink.subject + "' at " + session.url();
+  std::optional<std::int64_t> id;
+  if (register_new) {
+    r::result<std::int64_t> got = session.register_schema(sink.subject, sink.schema);
+    if (!got)
+      return report_registry_failure(command, "registering " + context, got.error(), sink.subject, {});
+    id = *got;
+  } else {
+    r::result<std::vector<std::int64_t>> versions = session.subject_versions(sink.subject);
+    if (!versions)
+      return report_registry_failure(command, "looking up " + context, versions.error(), sink.subject, {});
+    for (std::size_t i = 0; i < versions->size() && !id; ++i) {
+      r::result<r::subject_schema> v = session.subject_version(sink.subject, (*versions)[i]);
+      if (!v)
+        return report_registry_failure(command, "looking up " + context, v.error(), sink.subject,
+                                       (*versions)[i]);
+      if (result<plan::avro::schema> parsed = plan::avro::parse_schema(v->schema.text);
+          parsed && plan::avro::canonical_form(*parsed) == sink.canonical_form)
+        id = v->id;
+    }
+    if (!id) {
+      const int code = engine::to_int(engine::exit_code::rejected);
+      say_error(command,
+                context + ": none of its " + std::to_string(versions->size()) +
+                    " version(s) has the plan's sink schema (fingerprint " + sink.fingerprint +
+                    "); register it, or leave out --no-register",
+                code);
+      return code;
+    }
+  }
+  // 0 reads as no id at all; the wire format's 4 bytes hold no more.
+  if (*id <= 0 || *id > std::int64_t{UINT32_MAX}) {
+    const int code = engine::to_int(engine::exit_code::config);
+    say_error(command,
+              context + ": the registry answered schema id " + std::to_string(*id) +
+                  ", which the Confluent wire format cannot frame (1 to 4294967295)",
+              code);
+    return code;
+  }
+  return static_cast<std::uint32_t>(*id);
+}
 
 int report_registry_failure(std::string_view command, std::string_view context, const r::failure& f,
                             std::string_view subject, std::optional<std::int64_t> version) {

@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// What `streamt compile` and `streamt check` share to reach a Schema Registry
-// (issue 37): the flags (--schema-registry URL, --registry-config FILE,
+// What `streamt compile`, `check`, `replay` and `diff` share to reach a
+// Schema Registry (issue 37): the flags (--schema-registry URL, --registry-config FILE,
 // --subject, --schema-version) read into a kafka::registry::config, one
 // request at a time run to completion on a small io_context of the
 // command's own, and a failed request turned into an exit code and a line
@@ -14,6 +14,7 @@
 // to fix, and the exit code (69) tells a script it may try again later.
 
 #include "engine/exit_codes.hpp"
+#include "engine/pipeline.hpp"
 #include "kafka/registry/client.hpp"
 #include "kafka/registry/config.hpp"
 #include "kafka/registry/failure.hpp"
@@ -22,10 +23,12 @@
 #include <boost/asio/io_context.hpp>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -96,6 +99,8 @@ class registry_session {
   kafka::registry::result<kafka::registry::subject_schema> subject_version(
       const std::string& subject, std::optional<std::int64_t> version);
   kafka::registry::result<std::vector<std::int64_t>> subject_versions(const std::string& subject);
+  kafka::registry::result<kafka::registry::schema> schema_by_id(std::int64_t id);
+  kafka::registry::result<std::int64_t> register_schema(const std::string& subject, const std::string& text);
 
   // "http://host:port/prefix": the registry as messages name it.
   std::string url() const;
@@ -106,6 +111,34 @@ class registry_session {
   std::unique_ptr<boost::asio::io_context> io_;
   std::unique_ptr<kafka::registry::client> client_;
 };
+
+// The writer schemas of an Avro source, fetched through `session` once per
+// id (a map: diff's two plans ask for the same ids): replay's and diff's
+// engine::writer_schema_source. An id the registry does not have is the
+// record's fault; any other failure ends the command, and report() says so.
+class writer_schemas {
+ public:
+  explicit writer_schemas(registry_session& session) : session_(&session) {}
+  // Valid while this object lives.
+  engine::writer_schema_source source();
+  // The failure that ended the command, if one did: prints "streamt
+  // COMMAND: fetching writer schema id N at URL: ...; advice" and returns
+  // its exit code (69 the registry unavailable, 78 a setting refused).
+  std::optional<int> report(std::string_view command, std::string_view subject) const;
+
+ private:
+  registry_session* session_;
+  std::map<std::uint32_t, std::optional<std::string>> known_;
+  std::optional<std::pair<std::uint32_t, kafka::registry::failure>> failed_;
+};
+
+// The id of a plan's Avro sink schema, as `run` has it: registered under
+// its subject (an identical schema answers its id), or, when not
+// `register_new` (--no-register), found among the subject's versions by its
+// canonical form. Prints why there is none and returns the exit code: the
+// failure's, or 1 when no version holds the schema.
+std::variant<std::uint32_t, int> sink_schema_id(std::string_view command, registry_session& session,
+                                                const plan::avro_sink& sink, bool register_new);
 
 // Prints "streamt COMMAND: CONTEXT: <the failure's message>; <advice>" and
 // returns the failure's exit code.

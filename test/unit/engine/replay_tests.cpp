@@ -34,6 +34,31 @@ result<void> parse_one(std::string_view line, engine::parsed_envelope& out) {
 
 BOOST_AUTO_TEST_SUITE(envelopes)
 
+BOOST_AUTO_TEST_CASE(payload_base64_gives_the_value_s_bytes_strictly) {
+  engine::parsed_envelope e;
+  // 00 00 00 00 07 02 61 F0 01: a registry-framed value, binary.
+  BOOST_TEST_REQUIRE(parse_one(R"({"payload_base64":"AAAAAAcCYfAB"})", e).has_value());
+  BOOST_TEST(e.view.value.value() == std::string_view("\0\0\0\0\x07\x02"
+                                                      "a\xF0\x01",
+                                                      9));
+  BOOST_TEST_REQUIRE(parse_one(R"({"payload_base64":"YQ=="})", e).has_value());
+  BOOST_TEST(e.view.value.value() == "a");
+  BOOST_TEST_REQUIRE(parse_one(R"({"payload_base64":null})", e).has_value());
+  BOOST_TEST(!e.view.value.has_value());
+  for (const auto& [line, why] : std::map<std::string, std::string>{
+           {R"({"payload_base64":"YQ"})", "not a multiple of 4"},
+           {R"({"payload_base64":"YR=="})", "character 2: the bits after the last byte are not zero"},
+           {R"({"payload_base64":"a-_b"})", "character 2: '-' is of the URL-safe alphabet"},
+           {R"({"payload_base64":"YW J"})", "character 3: a character outside the base64 alphabet"},
+           {R"({"payload":"a","payload_base64":"YQ=="})", "an envelope gives its value once"},
+       }) {
+    auto r = parse_one(line, e);
+    BOOST_TEST_REQUIRE(!r.has_value(), line);
+    BOOST_TEST(r.error().code == "malformed_envelope");
+    BOOST_TEST(r.error().message.find(why) != std::string::npos, r.error().message);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(reads_every_member_kcat_writes) {
   engine::parsed_envelope e;
   auto r = parse_one(
@@ -301,15 +326,41 @@ BOOST_AUTO_TEST_CASE(batches_larger_than_one_read_keep_every_record_in_order) {
   BOOST_TEST(n == 1450u);
 }
 
-BOOST_AUTO_TEST_CASE(a_plan_with_an_avro_sink_is_refused_before_any_record_is_read) {
+BOOST_AUTO_TEST_CASE(a_plan_with_an_avro_sink_is_refused_before_any_record_is_read_without_its_registry) {
   plan::plan p = orders_plan();
   p.sink.format = plan::sink_format::avro;
   p.sink.avro = *plan::avro::pin_sink_schema(p);
   std::istringstream in(R"({"topic":"orders","partition":0,"offset":0,"key":null,"payload":"{}"})");
   std::ostringstream out;
   BOOST_CHECK_THROW(engine::replay(p, in, out), std::invalid_argument);
+  engine::replay_registry no_id;  // a registry, but no id for the sink schema
+  BOOST_CHECK_THROW(engine::replay(p, in, out, &no_id), std::invalid_argument);
   BOOST_TEST(out.str().empty());
   BOOST_TEST(in.tellg() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(an_avro_sink_writes_each_output_framed_with_its_id_as_payload_base64) {
+  plan::plan p = test::orders_plan(50);
+  p.sink.format = plan::sink_format::avro;
+  p.sink.avro = *plan::avro::pin_sink_schema(p);
+  engine::replay_registry registry;
+  registry.sink_schema_id = 7;
+  // The second envelope's value is the first's in base64: the same record.
+  std::istringstream in(
+      "{\"key\":\"k\",\"payload\":\"{\\\"id\\\":\\\"a\\\",\\\"amount\\\":120}\"}\n"
+      "{\"key\":\"k\",\"payload_base64\":\"eyJpZCI6ImEiLCJhbW91bnQiOjEyMH0=\"}\n");
+  std::ostringstream out;
+  engine::run_result r = engine::replay(p, in, out, &registry);
+  BOOST_TEST(!r.failure.has_value());
+  BOOST_TEST(!r.invalid.has_value(), (r.invalid ? r.invalid->describe() : ""));
+  BOOST_TEST(r.counts.emitted == 2u);
+  // 0, the id 7 in 4 bytes, then the body: "a" (length 1 zigzag: 02, 61),
+  // 120 (zigzag 240: F0 01).
+  const std::string framed = R"("payload_base64":"AAAAAAcCYfAB")";
+  const std::string text = out.str();
+  BOOST_TEST(text.find(framed) != std::string::npos, text);
+  BOOST_TEST(text.find(framed, text.find('\n')) != std::string::npos, text);
+  BOOST_TEST(text.find("\"payload\":") == std::string::npos, text);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
