@@ -46,23 +46,30 @@ concept flushing_sink = record_sink<S> && requires(S& s) {
 // diagnostic when it cannot be had, which ends the run (a failure).
 using schema_learner = std::function<result<void>(operators::stage_pipeline& stages, std::uint32_t id)>;
 
-// Where the writer schemas of an Avro source come from: the text of the
-// schema registered under `id`; nullopt when the registry has none with it
-// (its records are invalid: unknown_schema_id); a diagnostic when it cannot
-// be had, which ends the run.
-using writer_schema_source = std::function<result<std::optional<std::string>>(std::uint32_t id)>;
+// A schema registered under an id: its text, and its type as the registry
+// names it (AVRO, JSON, PROTOBUF; the stages refuse all but AVRO by name).
+struct registered_schema {
+  std::string text;
+  std::string type = "AVRO";
+};
+
+// Where the writer schemas of an Avro source come from: the schema
+// registered under `id`; nullopt when the registry has none with it (its
+// records are invalid: unknown_schema_id); a diagnostic when it cannot be
+// had, which ends the run.
+using writer_schema_source = std::function<result<std::optional<registered_schema>>(std::uint32_t id)>;
 
 // The learner that teaches the stages what `fetch` answers. A schema the
 // stages refuse is kept by them for its id: its records are invalid
 // (schema_incompatible).
 inline schema_learner learn_from(writer_schema_source fetch) {
   return [fetch = std::move(fetch)](operators::stage_pipeline& stages, std::uint32_t id) -> result<void> {
-    result<std::optional<std::string>> text = fetch(id);
-    if (!text) return std::move(text.error());
-    if (!*text)
+    result<std::optional<registered_schema>> schema = fetch(id);
+    if (!schema) return std::move(schema.error());
+    if (!*schema)
       stages.unknown_schema(id);
     else
-      stages.learn_schema(id, **text);
+      stages.learn_schema(id, (*schema)->text, (*schema)->type);
     return {};
   };
 }

@@ -159,7 +159,7 @@ r::result<std::int64_t> registry_session::register_schema(const std::string& sub
 std::string registry_session::url() const { return client_->url().to_string(); }
 
 engine::writer_schema_source writer_schemas::source() {
-  return [this](std::uint32_t id) -> result<std::optional<std::string>> {
+  return [this](std::uint32_t id) -> result<std::optional<engine::registered_schema>> {
     if (auto known = known_.find(id); known != known_.end()) return known->second;
     r::result<r::schema> got = session_->schema_by_id(id);
     if (!got && got.error().verdict() != r::verdict::record) {
@@ -170,7 +170,8 @@ engine::writer_schema_source writer_schemas::source() {
       d.message = "fetching writer schema id " + std::to_string(id) + " at " + session_->url();
       return d;
     }
-    return known_[id] = got ? std::optional<std::string>(std::move(got->text)) : std::nullopt;
+    if (!got) return known_[id] = std::nullopt;
+    return known_[id] = engine::registered_schema{std::move(got->text), std::string(r::to_string(got->type))};
   };
 }
 

@@ -128,7 +128,7 @@ class writer_schemas {
 
  private:
   registry_session* session_;
-  std::map<std::uint32_t, std::optional<std::string>> known_;
+  std::map<std::uint32_t, std::optional<engine::registered_schema>> known_;
   std::optional<std::pair<std::uint32_t, kafka::registry::failure>> failed_;
 };
 

@@ -132,11 +132,12 @@ BOOST_AUTO_TEST_CASE(a_plan_with_an_avro_source_needs_a_learner_and_stops_when_i
       "a\xF0\x01",
       9);
   int asked = 0;
-  engine::plan_comparison c(avro, avro, 10, engine::learn_from([&](std::uint32_t id) {
-                              ++asked;
-                              BOOST_TEST(id == 7u);
-                              return result<std::optional<std::string>>(std::optional<std::string>(schema));
-                            }));
+  engine::plan_comparison c(
+      avro, avro, 10, engine::learn_from([&](std::uint32_t id) {
+        ++asked;
+        BOOST_TEST(id == 7u);
+        return result<std::optional<engine::registered_schema>>(engine::registered_schema{schema, "AVRO"});
+      }));
   c.compare(record(0, framed));
   c.compare(record(1, framed));
   BOOST_TEST(c.old_tally().passed == 2u);
@@ -147,7 +148,7 @@ BOOST_AUTO_TEST_CASE(a_plan_with_an_avro_source_needs_a_learner_and_stops_when_i
   diagnostic down;
   down.code = "registry_failed";
   engine::plan_comparison failing(avro, avro, 10, engine::learn_from([&](std::uint32_t) {
-                                    return result<std::optional<std::string>>(down);
+                                    return result<std::optional<engine::registered_schema>>(down);
                                   }));
   failing.compare(record(0, framed));
   failing.compare(record(1, framed));
