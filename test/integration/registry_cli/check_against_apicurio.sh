@@ -129,7 +129,7 @@ register "$json_subject" '{"type": "object", "properties": {"id": {"type": "stri
   "amount": {"oneOf": [{"type": "integer"}, {"type": "string"}]}}}' JSON >/dev/null
 streamt "${compile[@]}" --subject "$json_subject"
 check_eq "compile from a JSON Schema it cannot map exits 1" 1 "$rc"
-check_has "... naming the property and what is not supported" '$.properties.amount.oneOf: is not supported' "$err"
+check_has "... naming the property and what is not supported" '$.properties.amount.oneOf: error: is not supported' "$err"
 streamt check "$work/plan.json" --schema-registry "$url" --subject "$json_subject"
 check_eq "check against a subject of JSON Schema exits 1" 1 "$rc"
 check_has "... saying so of its version" "): does not resolve: the schema is JSON, not Avro" "$out"
