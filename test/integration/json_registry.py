@@ -28,7 +28,6 @@ from confluent_kafka import Producer
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 
 SCHEMA = {
-    "$schema": "http://json-schema.org/draft-07/schema#",
     "title": "Order",
     "type": "object",
     "properties": {
