@@ -41,7 +41,7 @@ bool apicurio_framed(std::string_view value) {
 
 }  // namespace
 
-std::optional<registry_frame> read_registry_frame(std::string_view value, diagnostic& why) {
+std::optional<registry_frame> read_registry_frame(std::string_view value, diagnostic& why, framed_body body) {
   constexpr std::string_view expected =
       "; a registry-framed value is a zero byte, the writer schema's id as 4 big-endian bytes, then the body";
   if (value.size() < 5) {
@@ -50,10 +50,15 @@ std::optional<registry_frame> read_registry_frame(std::string_view value, diagno
   }
   const auto first = static_cast<unsigned char>(value[0]);
   if (first != 0) {
-    refuse(why,
-           "the value starts with byte " + byte_text(first) + ", not a zero byte" + std::string(expected) +
-               (first == '{' ? " (this one looks like JSON: a plan compiled from a schema file reads JSON)"
-                             : ""));
+    std::string looks;
+    if (body == framed_body::json)
+      looks = first == '{'
+                  ? " (this one looks like plain JSON: a plan compiled with --value-format json reads it)"
+                  : " (a plan compiled with --value-format json reads values of plain JSON)";
+    else if (first == '{')
+      looks = " (this one looks like JSON: a plan compiled from a schema file reads JSON)";
+    refuse(why, "the value starts with byte " + byte_text(first) + ", not a zero byte" +
+                    std::string(expected) + looks);
     return std::nullopt;
   }
   if (apicurio_framed(value)) {
@@ -79,8 +84,14 @@ std::string registry_framed_hint(std::string_view value) {
            "FILE.avsc)";
   const auto id = big_endian(value.substr(1, 4));
   if (id == 0) return {};
-  return "the value looks registry-framed (a zero byte, then schema id " + std::to_string(id) +
-         "), not JSON: compile the plan against the topic's Avro schema (streamt compile --schema FILE.avsc)";
+  const std::string framed =
+      "the value looks registry-framed (a zero byte, then schema id " + std::to_string(id) + ")";
+  // JSON Schema's serializer frames the JSON text itself.
+  if (value.size() > 5 && value[5] == '{')
+    return framed + ", then a JSON object: compile the plan with --value-format json-registry";
+  return framed +
+         ", not JSON: compile the plan against the topic's Avro schema (streamt compile --schema "
+         "FILE.avsc)";
 }
 
 }  // namespace streamt::operators

@@ -44,7 +44,8 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
       row_(decode_.column_count()),
       forward_tombstones_(forwards_tombstones(p.schema)),
       upsert_(p.schema.changelog == plan::changelog::upsert),
-      writes_avro_(p.sink.format == plan::sink_format::avro) {
+      writes_avro_(p.sink.format == plan::sink_format::avro),
+      json_registry_(p.schema.value_format == plan::value_format::json_registry) {
   if (p.schema.avro) {
     auto reader = plan::avro::parse_schema(p.schema.avro->schema);
     if (!reader)
@@ -139,6 +140,17 @@ step stage_pipeline::process(const record_metadata& meta, std::optional<std::str
     if (w == avro_->writers.end()) return {outcome::needs_schema, {}, nullptr, frame->schema_id};
     if (!w->second.decoder) return {outcome::invalid, {}, &w->second.refusal};
     if (!w->second.decoder->decode(frame->body, row_, error_)) return {outcome::invalid, {}, &error_};
+  } else if (json_registry_) {
+    // The schema id is not looked up: the plan's schema decides what is read.
+    const std::optional<registry_frame> frame = read_registry_frame(*value, error_, framed_body::json);
+    if (!frame) return {outcome::invalid, {}, &error_};
+    if (!decode(decode_, decode_state_, frame->body, row_, error_)) {
+      // decode's own words would call the whole value empty.
+      if (frame->body.empty())
+        error_.message = "the value is a frame (a zero byte, then schema id " +
+                         std::to_string(frame->schema_id) + ") with no JSON after it";
+      return {outcome::invalid, {}, &error_};
+    }
   } else if (!decode(decode_, decode_state_, *value, row_, error_)) {
     // decode refuses an empty value itself (empty_value): it is not a tombstone.
     return {outcome::invalid, {}, &error_};

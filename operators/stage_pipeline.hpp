@@ -127,6 +127,9 @@ class stage_pipeline {
   std::unique_ptr<avro_source> avro_;
   bool writes_avro_ = false;
   std::optional<std::uint32_t> sink_schema_id_;
+  // plan::value_format::json_registry: each value's frame is checked and
+  // stripped before the JSON is decoded.
+  bool json_registry_ = false;
 };
 
 }  // namespace streamt::operators

@@ -77,6 +77,8 @@ std::string version_2_reason(const plan& p) {
   if (p.schema.changelog)
     return "the schema declares a changelog (" + std::string(to_string(*p.schema.changelog)) + ")";
   if (p.schema.avro) return "the source is Avro in the Confluent wire format";
+  if (p.schema.value_format == value_format::json_registry)
+    return "the source is JSON in the Confluent wire format (json-registry)";
   if (p.sink.format == sink_format::avro) return "the sink is Avro in the Confluent wire format";
   return {};
 }

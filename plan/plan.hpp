@@ -165,6 +165,19 @@ struct avro_source {
   friend bool operator==(const avro_source&, const avro_source&) = default;
 };
 
+// How a JSON source's values are laid out. `json`: each value is the JSON
+// object itself. `json_registry` (version 2): each value is framed as
+// Confluent's JsonSchemaSerializer writes it, a zero byte and a 4-byte
+// big-endian schema id before the JSON; the frame is checked and stripped,
+// and the id is not looked up: the plan's schema decides what is read, as
+// for plain JSON. Part of the digest (a plan reading framed values refuses
+// plain ones, and the reverse).
+enum class value_format { json, json_registry };
+
+constexpr std::string_view to_string(value_format f) noexcept {
+  return f == value_format::json_registry ? "json-registry" : "json";
+}
+
 // The explicit source schema: never inferred from data.
 struct schema {
   std::string source;  // the name used in FROM
@@ -175,6 +188,8 @@ struct schema {
   std::optional<streamt::plan::changelog> changelog{};
   // Set for an Avro source; the values are JSON objects otherwise.
   std::optional<avro_source> avro{};
+  // A JSON source's framing; always json for an Avro source.
+  streamt::plan::value_format value_format = value_format::json;
 
   // Index of the column with exactly this name (case-sensitive), if any.
   std::optional<std::size_t> find(std::string_view name) const noexcept {

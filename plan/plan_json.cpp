@@ -30,6 +30,8 @@ using detail::quote;
 
 constexpr auto ph = streamt::phase::plan;
 
+bool plain_json_source(const schema& s) noexcept { return !s.avro && s.value_format == value_format::json; }
+
 constexpr std::array<compare_op, 8> all_ops{compare_op::eq,      compare_op::ne,         compare_op::lt,
                                             compare_op::le,      compare_op::gt,         compare_op::ge,
                                             compare_op::is_null, compare_op::is_not_null};
@@ -119,10 +121,11 @@ boost::json::object plan_to_json(const plan& p) {
     proj.emplace_back(std::move(o));
   }
   root["projection"] = std::move(proj);
-  // Written unless both ends are JSON, so that every plan compiled before
-  // sinks had a format keeps its digest, and a plan with an Avro source says
-  // which format its sink writes instead of leaving a reader to guess.
-  if (p.sink.format != sink_format::json || p.schema.avro) {
+  // Written unless both ends are plain JSON, so that every plan compiled
+  // before sinks had a format keeps its digest, and a plan with a
+  // registry-framed source (Avro, json-registry) says which format its sink
+  // writes instead of leaving a reader to guess.
+  if (p.sink.format != sink_format::json || !plain_json_source(p.schema)) {
     boost::json::object sink;
     sink["format"] = to_string(p.sink.format);
     if (p.sink.avro) {
@@ -576,10 +579,11 @@ result<sink> load_sink(const boost::json::object& root, const plan& p) {
       "its schema derived from the projection)";
   const boost::json::value* v = root.if_contains("sink");
   if (v == nullptr) {
-    if (p.schema.avro)
+    if (!plain_json_source(p.schema))
       return error(ph, "missing_sink_format", path,
-                   "is missing; a plan with an Avro source states its sink's format, " +
-                       std::string(format_rule) + "; recompile the query with `streamt compile`");
+                   "is missing; a plan with " + std::string(p.schema.avro ? "an Avro" : "a json-registry") +
+                       " source states its sink's format, " + std::string(format_rule) +
+                       "; recompile the query with `streamt compile`");
     return sink{};
   }
   if (!v->is_object())
@@ -599,10 +603,10 @@ result<sink> load_sink(const boost::json::object& root, const plan& p) {
   sink out;
   if (f.get_string() == "json") {
     // One meaning, one digest: with both ends JSON the member is left out.
-    if (!p.schema.avro)
+    if (plain_json_source(p.schema))
       return error(ph, "needless_sink_format", path,
-                   "says \"json\" for a plan whose source is JSON too; `streamt compile` leaves \"sink\" "
-                   "out of such a plan (recompile the query)");
+                   "says \"json\" for a plan whose source is plain JSON too; `streamt compile` leaves "
+                   "\"sink\" out of such a plan (recompile the query)");
     if (o.contains("avro"))
       return error(ph, "unexpected_sink_schema", path + ".avro",
                    "is given but the sink's format is \"json\"; only an Avro sink pins a schema");

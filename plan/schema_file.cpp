@@ -384,7 +384,8 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
   const auto& o = v.get_object();
   diagnostic d;
   if (detail::find_unknown_member(
-          o, path, {"source", "topic", "columns", "unknown_fields", "tombstones", "changelog", "avro"},
+          o, path,
+          {"source", "topic", "columns", "unknown_fields", "tombstones", "changelog", "avro", "value_format"},
           "a schema", ph, d))
     return d;
 
@@ -449,6 +450,26 @@ result<schema> schema_from_json(const boost::json::value& v, std::string_view pa
                    "(a field the reader lacks is skipped); remove \"unknown_fields\"");
     s.avro = std::move(*source);
   }
+  if (const auto* f = o.if_contains("value_format")) {
+    const std::string at = detail::path_key(path, "value_format");
+    constexpr std::string_view rule =
+        "\"json\" (each value is a JSON object, the default) or \"json-registry\" (each value is a zero "
+        "byte, a 4-byte schema id, then the JSON object, as Confluent's JsonSchemaSerializer writes it)";
+    if (!f->is_string() || (f->get_string() != "json" && f->get_string() != "json-registry"))
+      return error(ph, "invalid_value_format", at,
+                   "is " + (f->is_string() ? quote(f->get_string()) : std::string(detail::kind_name(*f))) +
+                       "; it must be " + std::string(rule));
+    if (s.avro)
+      return error(ph, "value_format_with_avro", at,
+                   "is set, but the schema's \"avro\" member already says the values are Avro in the "
+                   "Confluent wire format; remove \"value_format\"");
+    // One meaning, one digest: a plan leaves the default out.
+    if (ph == streamt::phase::plan && f->get_string() == "json")
+      return error(ph, "needless_value_format", at,
+                   "says \"json\", the default; `streamt compile` leaves it out of a plan (recompile the "
+                   "query)");
+    if (f->get_string() == "json-registry") s.value_format = value_format::json_registry;
+  }
   return s;
 }
 
@@ -485,6 +506,7 @@ boost::json::object schema_to_json(const schema& s) {
     }
     o["avro"] = std::move(a);
   }
+  if (s.value_format != value_format::json) o["value_format"] = std::string_view(to_string(s.value_format));
   return o;
 }
 

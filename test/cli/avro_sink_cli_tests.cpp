@@ -13,6 +13,7 @@
 
 #include <string>
 
+using streamt::test::contains;
 using streamt::test::process_result;
 using streamt::test::read_text;
 using streamt::test::run_streamt;
@@ -22,10 +23,6 @@ namespace {
 
 const std::string orders = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/orders/";
 const std::string avro = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/avro/";
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 process_result compile_orders(const std::string& plan, const std::string& format) {
   return run_streamt({"compile", "--schema", orders + "orders.schema.json", "--application-id", "orders-big",

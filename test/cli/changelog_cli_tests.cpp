@@ -11,16 +11,13 @@
 
 #include <string>
 
+using streamt::test::contains;
 using streamt::test::process_result;
 using streamt::test::run_streamt;
 using streamt::test::temp_dir;
 using streamt::test::write_text;
 
 namespace {
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 // customers(id, tier) as a changelog: `SELECT id, tier ... WHERE tier = 'gold'`.
 std::string compile_gold_customers(const temp_dir& dir) {

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+using streamt::test::contains;
 using streamt::test::process_result;
 using streamt::test::read_text;
 using streamt::test::run_streamt;
@@ -40,10 +41,6 @@ namespace {
 
 const std::string examples = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/orders/";
 const std::string schema = examples + "orders.schema.json";
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 // Compiles the example query into dir/plan.json and returns its path.
 std::string compile_example(const temp_dir& dir, const std::string& sql_file = "big_orders.sql") {

@@ -5,6 +5,7 @@
 // for an Avro source, from a Schema Registry.
 
 #include "plan/avro_sink.hpp"
+#include "plan/json_schema.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/schema_file.hpp"
 #include "plan/sql/compile.hpp"
@@ -25,6 +26,7 @@ namespace streamt::cli {
 namespace {
 constexpr std::string_view help =
     "usage: streamt compile --schema FILE --application-id ID --sink-topic TOPIC\n"
+    "                       [--value-format json|json-registry]\n"
     "                       [--source-topic TOPIC] [--sink-format json|avro]\n"
     "                       [--on-invalid fail|dead-letter --dead-letter-topic TOPIC]\n"
     "                       [--supersedes OLD_PLAN] [--output FILE] [SQL_FILE | -]\n"
@@ -45,11 +47,20 @@ constexpr std::string_view help =
     "                         Schema Registry (its Confluent-compatible API, e.g.\n"
     "                         http://host:8080/apis/ccompat/v7): the subject\n"
     "                         TOPIC-value, its latest version; the plan pins the\n"
-    "                         schema, the subject and the version, not the URL\n"
+    "                         schema, the subject and the version, not the URL.\n"
+    "                         A JSON Schema subject gives a json-registry source\n"
+    "                         whose columns the JSON Schema maps to\n"
     "  --registry-config FILE the registry's settings (Java properties: basic auth,\n"
     "                         TLS files, the request timeout)\n"
     "  --subject SUBJECT      the registry subject, if not TOPIC-value\n"
     "  --schema-version N     the subject's version N instead of its latest\n"
+    "  --value-format FORMAT  with a streamt schema file: json (each value a JSON\n"
+    "                         object; the default) or json-registry (each value a\n"
+    "                         zero byte, a 4-byte schema id, then the JSON object,\n"
+    "                         as Confluent's JsonSchemaSerializer writes it; the\n"
+    "                         frame is checked and stripped, the id not looked up);\n"
+    "                         with --schema-registry, json-registry requires the\n"
+    "                         subject to hold a JSON Schema\n"
     "  --source-topic TOPIC   with an Avro schema: the topic, if not the FROM name\n"
     "  --application-id ID    consumer group id and transactional id prefix\n"
     "  --sink-topic TOPIC     the topic results are written to\n"
@@ -94,10 +105,11 @@ std::string from_name(std::string_view sql) {
 // The source schema taken from the registry: `subject` (the topic's value
 // subject unless --subject) at --schema-version or the latest. The plan
 // pins what was read, and the version it was (the latest's number too), so
-// that a version registered later changes nothing the plan reads. On
-// failure prints why and returns the exit code.
-std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags, const std::string& from,
-                                                     const std::string& topic) {
+// that a version registered later changes nothing the plan reads. A JSON
+// Schema's subject gives a json-registry source, whose columns are what the
+// plan keeps of it. On failure prints why and returns the exit code.
+std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags, bool json_registry,
+                                                     const std::string& from, const std::string& topic) {
   auto settings = read_registry_config("compile", flags);
   if (const int* code = std::get_if<int>(&settings)) return *code;
   const std::string subject = flags.subject.value_or(plan::avro::value_subject(topic));
@@ -119,10 +131,20 @@ std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags
   const int rejected = engine::to_int(engine::exit_code::rejected);
   const std::string where = "schema registry " + (*session)->url() + ", subject '" + subject + "' version " +
                             std::to_string(got->version);
-  if (got->schema.type != kafka::registry::schema_type::avro) {
+  const bool json_schema = got->schema.type == kafka::registry::schema_type::json;
+  if (!json_schema && got->schema.type != kafka::registry::schema_type::avro) {
     say_error("compile",
               where + ": the schema is " + std::string(kafka::registry::to_string(got->schema.type)) +
-                  "; streamt reads Avro in the Confluent wire format",
+                  "; streamt reads Avro, and JSON framed by a JSON Schema serializer, in the Confluent wire "
+                  "format",
+              rejected);
+    return rejected;
+  }
+  if (json_registry && !json_schema) {
+    say_error("compile",
+              where +
+                  ": the schema is Avro, not a JSON Schema; drop --value-format json-registry to read "
+                  "the topic as Avro",
               rejected);
     return rejected;
   }
@@ -139,8 +161,9 @@ std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags
     say_error("compile", where + ": the registry answered a version outside 1 to 2147483647", rejected);
     return rejected;
   }
-  result<plan::schema> schema =
-      plan::schema_from_avro(got->schema.text, from, topic, subject, static_cast<int>(got->version));
+  result<plan::schema> schema = json_schema ? plan::schema_from_json_schema(got->schema.text, from, topic)
+                                            : plan::schema_from_avro(got->schema.text, from, topic, subject,
+                                                                     static_cast<int>(got->version));
   if (!schema) {
     print_diagnostic("compile", where, schema.error());
     return rejected;
@@ -151,11 +174,12 @@ std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags
 }  // namespace
 
 int cmd_compile(std::span<char* const> args) {
-  option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid",
-                    "--dead-letter-topic", "--supersedes", "--source-topic", "--sink-format",
-                    "--schema-registry", "--registry-config", "--subject", "--schema-version"},
-                   {"--help"},
-                   {}};
+  option_spec spec{
+      {"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid", "--dead-letter-topic",
+       "--supersedes", "--source-topic", "--sink-format", "--schema-registry", "--registry-config",
+       "--subject", "--schema-version", "--value-format"},
+      {"--help"},
+      {}};
   arguments a;
   if (auto done = parse_command("compile", args, spec, help, a)) return *done;
   auto registry = read_registry_flags("compile", a);
@@ -183,6 +207,16 @@ int cmd_compile(std::span<char* const> args) {
     else
       return usage_error("compile", "--sink-format is '" + *format + "'; it must be json or avro");
   }
+  const std::optional<std::string> value_format = a.get("--value-format");
+  if (value_format && *value_format != "json" && *value_format != "json-registry")
+    return usage_error("compile",
+                       "--value-format is '" + *value_format + "'; it must be json or json-registry");
+  // From a registry the subject's schema type decides; a topic read
+  // through one is framed, so only json-registry can be asked for.
+  if (value_format == "json" && from_registry)
+    return usage_error("compile",
+                       "--value-format json reads plain JSON, described by a streamt schema file (--schema "
+                       "FILE); a subject's values are registry-framed");
   const std::optional<std::string> dead_letter_topic = a.get("--dead-letter-topic");
   if (options.on_invalid == plan::on_invalid::dead_letter && !dead_letter_topic)
     return usage_error("compile", "--on-invalid dead-letter needs --dead-letter-topic");
@@ -214,6 +248,10 @@ int cmd_compile(std::span<char* const> args) {
                                                                 : engine::exit_code::usage);
   }
   const bool avro = from_registry || is_avro_schema(*schema_text);
+  if (avro && !from_registry && value_format)
+    return usage_error("compile",
+                       "--value-format is for a streamt schema file; " + *a.get("--schema") +
+                           " is an Avro schema, whose values are Avro in the Confluent wire format");
   if (!avro && a.get("--source-topic"))
     return usage_error("compile",
                        "--source-topic is for an Avro schema; a streamt schema file names its topic");
@@ -235,7 +273,7 @@ int cmd_compile(std::span<char* const> args) {
     if (!plan::is_valid_topic_name(topic))
       return usage_error("compile", "the source topic '" + topic +
                                         "' is not a valid topic name; name the topic with --source-topic");
-    auto taken = schema_from_registry(*from_registry, from, topic);
+    auto taken = schema_from_registry(*from_registry, value_format.has_value(), from, topic);
     if (const int* code = std::get_if<int>(&taken)) return *code;
     schema = std::move(std::get<plan::schema>(taken));
   } else if (avro) {
@@ -247,6 +285,15 @@ int cmd_compile(std::span<char* const> args) {
   if (!schema) {
     print_diagnostic("compile", *a.get("--schema"), schema.error());
     return engine::to_int(engine::exit_code::rejected);
+  }
+  if (value_format) {
+    const auto chosen =
+        *value_format == "json-registry" ? plan::value_format::json_registry : plan::value_format::json;
+    if (schema->value_format != plan::value_format::json && schema->value_format != chosen)
+      return usage_error("compile", "--value-format is " + *value_format + " but " + *a.get("--schema") +
+                                        " says \"value_format\": \"" +
+                                        std::string(plan::to_string(schema->value_format)) + "\"; give one");
+    schema->value_format = chosen;
   }
   if (std::optional<std::string> old_path = a.get("--supersedes")) {
     engine::exit_code code{};

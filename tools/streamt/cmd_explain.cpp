@@ -117,11 +117,16 @@ int cmd_explain(std::span<char* const> args) {
      << "source  topic " << p->identity.source_topic
      << ", read_committed; key, timestamp and headers pass through\n"
      << (p->schema.avro ? avro_decode_line(*p->schema.avro)
-         : p->schema.unknown_fields == plan::unknown_fields::ignore
-             ? "1. decode   JSON object with these members; any other member is checked as JSON and skipped "
-               "(unknown_fields: ignore):\n"
-             : "1. decode   JSON object with exactly these members; any other makes the record invalid "
-               "(unknown_fields: reject):\n");
+                        : std::string("1. decode   ") +
+                              (p->schema.value_format == plan::value_format::json_registry
+                                   ? "a zero byte and a 4-byte schema id (Confluent's framing, checked and "
+                                     "stripped; the id is not looked up), then a "
+                                   : "") +
+                              (p->schema.unknown_fields == plan::unknown_fields::ignore
+                                   ? "JSON object with these members; any other member is checked as JSON "
+                                     "and skipped (unknown_fields: ignore):\n"
+                                   : "JSON object with exactly these members; any other makes the record "
+                                     "invalid (unknown_fields: reject):\n"));
   for (const auto& c : p->schema.columns) write_column(os, c, 0);
   // What the schema's tombstones and changelog choices change (plan
   // version 2): said where the record's path changes, not as a footnote.

@@ -112,16 +112,24 @@ check_has "... and lists the versions" "version 4 (id $id4)" "$out"
 checks=$((checks + 1))
 echo "ok: ... and prints no password"
 
-# A subject whose schema is JSON Schema, not Avro: compile refuses it, and
-# check says so of its version.
+# A subject whose schema is JSON Schema, not Avro: compile maps it to a
+# json-registry source, refuses a property it cannot map at its path, and
+# check says of its version that it is no Avro.
 json_subject="$topic-json-value"
-body=$(python3 -c 'import json; print(json.dumps({"schemaType": "JSON",
-  "schema": json.dumps({"type": "object", "properties": {"id": {"type": "string"}}})}))')
-curl -fsS --max-time 30 -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' \
-  --data "$body" "$url/subjects/$json_subject/versions" >/dev/null
+register "$json_subject" '{"type": "object", "required": ["id", "amount"], "properties": {"id": {"type": "string"},
+  "amount": {"type": "integer"}, "at": {"type": "string", "format": "date-time"}}}' JSON >/dev/null
 streamt "${compile[@]}" --subject "$json_subject"
-check_eq "compile from a subject of JSON Schema exits 1" 1 "$rc"
-check_has "... saying what the schema is" "version 1: the schema is JSON; streamt reads Avro" "$err"
+check_eq "compile from a subject of JSON Schema exits 0" 0 "$rc"
+check_has "... with a json-registry source" '"value_format": "json-registry"' "$out"
+check_eq "... its properties as columns (not required: nullable; date-time: TIMESTAMP)" \
+  "id:STRING:False amount:BIGINT:False at:TIMESTAMP:True" \
+  "$(python3 -c 'import json, sys; print(" ".join("%s:%s:%s" % (c["name"], c["type"], c["nullable"])
+    for c in json.load(sys.stdin)["schema"]["columns"]))' <<<"$out")"
+register "$json_subject" '{"type": "object", "properties": {"id": {"type": "string"},
+  "amount": {"oneOf": [{"type": "integer"}, {"type": "string"}]}}}' JSON >/dev/null
+streamt "${compile[@]}" --subject "$json_subject"
+check_eq "compile from a JSON Schema it cannot map exits 1" 1 "$rc"
+check_has "... naming the property and what is not supported" '$.properties.amount.oneOf: error: is not supported' "$err"
 streamt check "$work/plan.json" --schema-registry "$url" --subject "$json_subject"
 check_eq "check against a subject of JSON Schema exits 1" 1 "$rc"
 check_has "... saying so of its version" "): does not resolve: the schema is JSON, not Avro" "$out"

@@ -36,10 +36,12 @@ streamt() {
   set -e
   out=$(<"$work/out") err=$(<"$work/err")
 }
-# register SUBJECT SCHEMA_JSON: registers a version; prints its id.
+# register SUBJECT SCHEMA_JSON [TYPE]: registers a version (of schemaType
+# TYPE, AVRO by default); prints its id.
 register() {
   local body
-  body=$(python3 -c 'import json, sys; print(json.dumps({"schema": sys.argv[1]}))' "$2")
+  body=$(python3 -c 'import json, sys; print(json.dumps({"schema": sys.argv[1], "schemaType": sys.argv[2]}))' \
+    "$2" "${3:-AVRO}")
   curl -fsS --max-time 30 -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' \
     --data "$body" "$url/subjects/$1/versions" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])'
