@@ -79,14 +79,13 @@ class stage_pipeline {
   // id from that writer schema's text, resolved to the plan's pinned reader
   // schema for what the plan reads. Until an id is learnt, a record that
   // carries it is outcome::needs_schema (nothing else is done with it).
-  // learn_schema refuses a schema that does not parse or resolve: the
-  // refusal is kept, and every record with that id is invalid with it
-  // (schema_incompatible, naming the field), as it refuses one the registry
-  // names as another type than AVRO (`schema_type`, its schemaType: JSON,
-  // PROTOBUF). unknown_schema records that the
-  // registry has no schema with `id` (unknown_schema_id). At most
-  // max_writer_schemas ids are kept; learning one more forgets the others,
-  // which are fetched again when met.
+  // learn_schema refuses a schema that does not parse or resolve, and one
+  // the registry names as another type than AVRO (`schema_type`, its
+  // schemaType: JSON, PROTOBUF): the refusal is kept, and every record with
+  // that id is invalid with it (schema_incompatible, naming the field or
+  // the type). unknown_schema records that the registry has no schema with
+  // `id` (unknown_schema_id). At most max_writer_schemas ids are kept;
+  // learning one more forgets the others, which are fetched again when met.
   bool reads_avro() const noexcept { return avro_ != nullptr; }
   const diagnostic* learn_schema(std::uint32_t id, std::string_view writer_schema,
                                  std::string_view schema_type = "AVRO");
