@@ -21,8 +21,8 @@ using streamt::test::temp_dir;
 
 namespace {
 
-const std::string orders = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/orders/";
-const std::string avro = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/avro/";
+const std::string orders = streamt::test::examples_dir("orders");
+const std::string avro = streamt::test::examples_dir("avro");
 
 process_result compile_orders(const std::string& plan, const std::string& format) {
   return run_streamt({"compile", "--schema", orders + "orders.schema.json", "--application-id", "orders-big",

@@ -39,7 +39,7 @@ using streamt::test::write_text;
 
 namespace {
 
-const std::string examples = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/orders/";
+const std::string examples = streamt::test::examples_dir("orders");
 const std::string schema = examples + "orders.schema.json";
 
 // Compiles the example query into dir/plan.json and returns its path.
@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(compile_reading_a_terminal_says_it_waits_for_the_statement_
 
 BOOST_AUTO_TEST_CASE(compiles_against_an_avro_schema_whose_fields_become_the_columns) {
   temp_dir dir;
-  const std::string avro = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/avro/";
+  const std::string avro = streamt::test::examples_dir("avro");
   const std::string plan = dir.file("plan.json");
   process_result r = run_streamt({"compile", "--schema", avro + "payments.avsc", "--source-topic",
                                   "shop.public.payments", "--application-id", "payments-big", "--sink-topic",
@@ -249,7 +249,7 @@ BOOST_AUTO_TEST_CASE(check_against_a_registry_needs_a_plan_with_an_avro_source) 
 
 BOOST_AUTO_TEST_CASE(check_against_a_registry_that_is_down_exits_69_after_the_plans_identity) {
   temp_dir dir;
-  const std::string avro = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/avro/";
+  const std::string avro = streamt::test::examples_dir("avro");
   const std::string plan = dir.file("plan.json");
   process_result compiled =
       run_streamt({"compile", "--schema", avro + "payments.avsc", "--source-topic", "shop.public.payments",
@@ -441,7 +441,7 @@ BOOST_AUTO_TEST_CASE(replays_the_orders_example_to_a_d_and_e) {
 // and replayed over its records gives exactly its expected.jsonl.
 void check_example(const std::string& folder, const std::string& schema_file, const std::string& sql_file,
                    const std::string& sink, const std::string& summary, const std::string& explained) {
-  const std::string at = std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/" + folder + "/";
+  const std::string at = streamt::test::examples_dir(folder);
   temp_dir dir;
   const std::string plan = dir.file("plan.json");
   process_result c = run_streamt({"compile", "--schema", at + schema_file, "--application-id", sink,

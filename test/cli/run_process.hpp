@@ -38,6 +38,14 @@ inline std::string read_text(const std::string& path) {
   return s.str();
 }
 
+#ifdef STREAMT_TEST_DATA_DIR
+// The repository's examples/FOLDER/, with its trailing slash: the schemas,
+// queries and records the CLI tests compile and replay.
+inline std::string examples_dir(const std::string& folder) {
+  return std::string(STREAMT_TEST_DATA_DIR) + "/../../examples/" + folder + "/";
+}
+#endif
+
 inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
