@@ -70,6 +70,7 @@ config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_ex
   // the key.
   if (*protocol == group_protocol::classic)
     engine.push_back({"partition.assignment.strategy", "cooperative-sticky"});
+  const bool static_classic = !group_instance_id.empty() && *protocol == group_protocol::classic;
   if (!group_instance_id.empty()) engine.push_back({"group.instance.id", std::move(group_instance_id)});
   // fetch.queue.backoff.ms (librdkafka 2.2.0 and later, 1000 by default):
   // how long a partition waits to be fetched again once the prefetch queue
@@ -86,6 +87,7 @@ config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_ex
   if (!conf) return conf.error();
 
   std::unique_ptr<consumer> self(new consumer());
+  self->static_classic_ = static_classic;
   rd_kafka_conf_set_opaque(conf->get(), self.get());
   rd_kafka_conf_set_rebalance_cb(conf->get(), &consumer::on_rebalance);
   rd_kafka_conf_set_error_cb(conf->get(), &consumer::on_error);
@@ -384,11 +386,46 @@ std::optional<std::int64_t> consumer::position(const topic_partition& partition)
   return list->elems[0].offset;
 }
 
+namespace {
+
+// Has a static member of the classic protocol leave the group before it
+// closes. librdkafka's close sends no LeaveGroup for a static member (a
+// restart is meant to take its partitions back), so a stopped instance kept
+// its partitions idle for session.timeout.ms (45 s), and scaling in waited
+// that long. Unsubscribing does send it once the revocation is acknowledged
+// (here, by acknowledge_during_close), and the close then waits for its
+// answer. A process that dies without a stop sends nothing, so a restart
+// from the same state directory still takes its partitions back at once.
+// Bounded: at most `bound` spent serving the revocation; a leave not under
+// way by then is left to the close, which sends none (the old behaviour).
+void leave_as_static_member(rd_kafka_t* rk, std::chrono::milliseconds bound) {
+  if (rd_kafka_unsubscribe(rk) != RD_KAFKA_RESP_ERR_NO_ERROR) return;
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  while (std::chrono::steady_clock::now() < deadline) {
+    // Serves the revocation; a record fetched meanwhile is dropped unread:
+    // the engine committed what it processed, and the next owner starts there.
+    if (rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 20)) rd_kafka_message_destroy(m);
+    // librdkafka clears the member id as it sends the LeaveGroup.
+    char* id = rd_kafka_memberid(rk);
+    const bool leaving = id == nullptr || *id == '\0';
+    if (id) rd_kafka_mem_free(rk, id);
+    if (leaving) return;
+  }
+}
+
+}  // namespace
+
 boost::asio::awaitable<error_report> consumer::async_close() {
   closing_ = true;
   rd_kafka_t* rk = rk_.get();
-  auto op = detail::run_blocking<error_report>(
-      blocking_.get_executor(), [rk]() -> error_report { return report_of(rd_kafka_consumer_close(rk)); });
+  // Only a member that got partitions once: one still between its JoinGroup
+  // and its first assignment has its close wait behind that JoinGroup
+  // (see ~consumer()), and owns nothing to hand over.
+  const bool leave_first = static_classic_ && assigned_once_;
+  auto op = detail::run_blocking<error_report>(blocking_.get_executor(), [rk, leave_first]() -> error_report {
+    if (leave_first) leave_as_static_member(rk, std::chrono::seconds(5));
+    return report_of(rd_kafka_consumer_close(rk));
+  });
   auto result = co_await std::move(op);
   closed_ = true;
   co_return result;
