@@ -205,6 +205,18 @@ for mode in standing digest; do
       grep -qF "compile without --supersedes-standing" "$work/$mode-compile.err" ||
       { cat "$work/$mode-compile.err"; fail "$mode: the refusal does not say that nothing stands"; }
     checks_passed=$((checks_passed + 1))
+    # A plan log an administrator made, with no claim in it yet: the same.
+    eapp=$(unique empty)
+    create_topic "$eapp-streamt-plans" 1
+    rc=0
+    echo "SELECT id FROM orders" |
+      "$STREAMT_BINARY" compile --schema "$work/$mode.schema.json" --application-id "$eapp" --sink-topic "$ssink" \
+        --supersedes-standing --bootstrap-servers "$STREAMT_BOOTSTRAP" - >/dev/null 2>"$work/empty-compile.err" || rc=$?
+    check_eq "$mode: with an empty plan log, --supersedes-standing exits 1" 1 "$rc"
+    grep -qF "the plan log $eapp-streamt-plans holds no claim that stands (0 records): no plan holds" \
+      "$work/empty-compile.err" ||
+      { cat "$work/empty-compile.err"; fail "$mode: the refusal does not say that the plan log is empty"; }
+    checks_passed=$((checks_passed + 1))
   fi
   compile "$work/$mode.schema.json" "$sapp" "$ssink" "SELECT id, amount FROM orders" "$work/$mode-a.json"
   sa=$(digest "$work/$mode-a.json")
