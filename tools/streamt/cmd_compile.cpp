@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 // streamt compile: SQL + schema → plan (contract §3); the schema from a file or,
-// for an Avro source, from a Schema Registry.
+// for an Avro source, from a Schema Registry; the plan it supersedes from a
+// plan file, a digest, or the application's plan log in Kafka.
 
 #include "engine/client_failure.hpp"
 #include "engine/lineage.hpp"
