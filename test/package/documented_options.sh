@@ -50,10 +50,11 @@ known() {
 section() {
   awk -v h="## \`streamt $2\`" '$0 == h { on = 1; next } on && /^## / { exit } on { print }' "$1"
 }
-# in_backticks: the options inside the backtick spans of standard input.
+# in_backticks: the options inside the backtick spans of standard input (a
+# span may go on over a line break; code fences are not spans).
 in_backticks() {
-  { grep -oE '`[^`]+`' || true; } | { grep -oE '(^`|[^A-Za-z0-9-])(-[A-Za-z]|--[a-z][a-z-]*)' || true; } |
-    sed -E 's/^[^-]//' | sort -u
+  sed '/^ *```/d' | tr '\n' ' ' | { grep -oE '`[^`]+`' || true; } |
+    { grep -oE '(^`|[^A-Za-z0-9-])(-[A-Za-z]|--[a-z][a-z-]*)' || true; } | sed -E 's/^[^-]//' | sort -u
 }
 # in_first_column: the options that start a backtick span in the first cell of a table row.
 in_first_column() {
