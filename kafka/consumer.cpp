@@ -26,8 +26,25 @@ bool cooperative(rd_kafka_t* rk) { return std::strcmp(rd_kafka_rebalance_protoco
 void acknowledge_during_close(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                               rd_kafka_topic_partition_list_t* parts) {
   if (cooperative(rk)) {
-    error_ptr e(err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? rd_kafka_incremental_assign(rk, parts)
-                                                            : rd_kafka_incremental_unassign(rk, parts));
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+      error_ptr e(rd_kafka_incremental_assign(rk, parts));
+      return;
+    }
+    // Only what is still assigned: the engine may have given partitions up
+    // already (a stop that came before the first assignment takes it and
+    // gives it back), and librdkafka refuses an unassign naming one it
+    // does not hold, and then never finishes the revocation: the leave of a
+    // static member (async_close) waited out its bound, and the close
+    // never returned (stop_signals). An empty list still acknowledges.
+    rd_kafka_topic_partition_list_t* held = nullptr;
+    partition_list_ptr still(rd_kafka_topic_partition_list_new(parts->cnt));
+    if (rd_kafka_assignment(rk, &held) == RD_KAFKA_RESP_ERR_NO_ERROR && held) {
+      partition_list_ptr owned(held);
+      for (int i = 0; i < parts->cnt; ++i)
+        if (rd_kafka_topic_partition_list_find(owned.get(), parts->elems[i].topic, parts->elems[i].partition))
+          rd_kafka_topic_partition_list_add(still.get(), parts->elems[i].topic, parts->elems[i].partition);
+    }
+    error_ptr e(rd_kafka_incremental_unassign(rk, still.get()));
   } else {
     rd_kafka_assign(rk, err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? parts : nullptr);
   }
@@ -83,6 +100,14 @@ config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_ex
   // and refuse the key, so it is set only where it exists. A user's -X wins.
   settings defaults;
   if (has_fetch_queue_backoff(rd_kafka_version())) defaults.push_back({"fetch.queue.backoff.ms", "50"});
+  // heartbeat.interval.ms (3000 by default): a member learns of a
+  // rebalance at its next heartbeat, so when an instance stops or joins,
+  // the others gave up and took partitions up to 3 s later, twice over with
+  // the cooperative protocol's two rounds. 1000 took a scale-in from about
+  // 3 s to about 1 s (docs/operations.md, "Group membership"), for one small
+  // request a second to the coordinator. KIP-848's protocol takes the
+  // interval from the broker and refuses the key. A user's -X wins.
+  if (*protocol == group_protocol::classic) defaults.push_back({"heartbeat.interval.ms", "1000"});
   auto conf = build_conf(engine, user, defaults);
   if (!conf) return conf.error();
 

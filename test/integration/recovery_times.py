@@ -6,7 +6,8 @@
 Three `streamt run` instances share a 6-partition source that an
 independent producer (confluent-kafka) keeps writing to. The group's
 committed offsets, read with confluent-kafka's AdminClient every 50 ms, show
-when a partition is being processed: its committed offset moves.
+when a partition is being processed: its committed offset moves (counted
+once it has moved twice: see Group.wait_moved_past).
 
 Per round, for one membership candidate:
   crash     kill -9 of one instance and its restart from the same state
@@ -99,13 +100,26 @@ class Group:
             return None
         return {tp.partition: tp.offset for tp in answer.topic_partitions}
 
-    def wait_moved_past(self, since, deadline_s):
-        """Seconds (monotonic) at which every partition has moved past `since`."""
+    def wait_moved_past(self, since, deadline_s, tick=None):
+        """Seconds (monotonic) at which every partition has committed twice past `since`.
+
+        Twice: the commit a killed instance had already sent can still land
+        just after `since` was read, and once would count that as recovery.
+        Records arrive on every partition about every 10 ms and the engine
+        commits every 100 ms, so the second commit adds about 0.1 s.
+        """
         end = time.monotonic() + deadline_s
+        seen = {p: set() for p in range(PARTITIONS)}
         while time.monotonic() < end:
             now = self.offsets()
-            if now and all(now.get(p, -1) > since.get(p, -1) for p in range(PARTITIONS)):
-                return time.monotonic()
+            if now:
+                for p in range(PARTITIONS):
+                    if now.get(p, -1) > since.get(p, -1):
+                        seen[p].add(now[p])
+                if all(len(v) >= 2 for v in seen.values()):
+                    return time.monotonic()
+            if tick:
+                tick()
             time.sleep(0.05)
         return None
 
@@ -131,25 +145,49 @@ class Engines:
         self.procs[name] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
         return time.monotonic()
 
+    def restart_if_exited(self, name, delay_s=1.0):
+        """As a supervisor would: start NAME again if it has exited.
+
+        Returns the exit code it had, or None while it runs."""
+        rc = self.procs[name].poll()
+        if rc is None:
+            return None
+        time.sleep(delay_s)
+        self.start(name)
+        return rc
+
     def signal(self, name, sig):
         self.procs[name].send_signal(sig)
 
     def wait(self, name, timeout=60):
         return self.procs.pop(name).wait(timeout=timeout)
 
-    def committed_once(self, name):
-        """Whether NAME's metrics endpoint counts a committed transaction."""
+    def metric(self, name, series):
+        """The value of `series` on NAME's metrics endpoint, or None."""
         with open(os.path.join(self.work, f"{name}.log"), errors="replace") as f:
             port = re.search(r"serving metrics on http://127\.0\.0\.1:(\d+)", f.read())
         if not port:
-            return False
+            return None
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port.group(1)}/metrics", timeout=2) as r:
                 text = r.read().decode()
         except OSError:
-            return False
-        found = re.search(r"^streamt_transactions_committed_total (\S+)$", text, re.M)
-        return bool(found) and float(found.group(1)) >= 1
+            return None
+        found = re.search(rf"^{series} (\S+)$", text, re.M)
+        return float(found.group(1)) if found else None
+
+    def committed_once(self, name):
+        """Whether NAME's metrics endpoint counts a committed transaction."""
+        return (self.metric(name, "streamt_transactions_committed_total") or 0) >= 1
+
+    def wait_all_own_partitions(self, deadline_s):
+        """Until every running instance owns a partition (the group has settled)."""
+        end = time.monotonic() + deadline_s
+        while time.monotonic() < end:
+            if all((self.metric(n, "streamt_assigned_partitions") or 0) >= 1 for n in self.procs):
+                return True
+            time.sleep(0.1)
+        return False
 
     def stop_all(self):
         for p in self.procs.values():
@@ -183,7 +221,8 @@ def one_round(args, candidate, round_no):
         # Steady: every partition moves (all three members hold some).
         if group.wait_moved_past(group.snapshot(), 120) is None:
             fail(f"{candidate}: the three instances never processed every partition; logs in {work}")
-        time.sleep(args.settle)  # let the group settle after the joins (not a wait on an event we check)
+        if not engines.wait_all_own_partitions(120):
+            fail(f"{candidate}: the three instances never each owned a partition; logs in {work}")
         group.wait_moved_past(group.snapshot(), 60)
 
         # crash: kill -9, restart at once
@@ -192,11 +231,22 @@ def one_round(args, candidate, round_no):
         engines.wait("b")
         since = group.snapshot()
         engines.start("b")
-        done = group.wait_moved_past(since, args.deadline)
-        results["crash"] = None if done is None else done - killed_at
+        exits = []
 
+        def supervise():
+            rc = engines.restart_if_exited("b")
+            if rc is not None:
+                exits.append(rc)
+
+        done = group.wait_moved_past(since, args.deadline, supervise)
+        results["crash"] = None if done is None else done - killed_at
+        if exits:
+            print(f"{candidate} round {round_no + 1}: the restarted instance exited {exits} and was started again",
+                  flush=True)
+
+        if not engines.wait_all_own_partitions(args.deadline):
+            fail(f"{candidate}: after the crash the instances never each owned a partition; logs in {work}")
         group.wait_moved_past(group.snapshot(), args.deadline)
-        time.sleep(args.settle)
 
         # scale-in: SIGTERM, not restarted
         stopped_at = time.monotonic()
@@ -207,7 +257,6 @@ def one_round(args, candidate, round_no):
         done = group.wait_moved_past(group.snapshot(), args.deadline)
         results["scale-in"] = None if done is None else done - stopped_at
 
-        time.sleep(args.settle)
         # scale-out: a new instance (the group has two)
         started_at = engines.start("d")
         end = started_at + args.deadline
@@ -231,7 +280,6 @@ def main():
     ap.add_argument("--candidate", action="append", choices=sorted(CANDIDATES))
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--rate", type=float, default=600, help="records a second, all partitions")
-    ap.add_argument("--settle", type=float, default=3)
     ap.add_argument("--deadline", type=float, default=90, help="seconds a measurement may take")
     ap.add_argument("--check-seconds", type=float)
     ap.add_argument("--keep", action="store_true")
