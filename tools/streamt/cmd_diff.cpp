@@ -314,8 +314,8 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
   if (old_plan.p.sink.format == plan::sink_format::avro || new_plan.p.sink.format == plan::sink_format::avro)
     os << "sink format: old " << plan::to_string(old_plan.p.sink.format) << ", new "
        << plan::to_string(new_plan.p.sink.format) << " (Avro outputs compared as the JSON of their values)\n";
-  os << "read " << c.records() << " record" << (c.records() == 1 ? "" : "s") << " of "
-     << old_plan.p.identity.source_topic << " from " << from << ":\n";
+  // The counts come after the partitions, on the "compared" line.
+  os << "read " << old_plan.p.identity.source_topic << " from " << from << ":\n";
   bool complete = true;
   for (const partition_range& r : ranges) {
     complete = complete && r.complete();
