@@ -12,7 +12,8 @@
 #  2. Plan B, compiled with --supersedes A, claims the application from A
 #     and takes the partition over at A's committed offset; the log says so
 #     with both digests, and `streamt status` shows B holding it (exit 0);
-#     status of an application that never ran exits 4 with one line.
+#     status of an application that never ran, or that runs and has not
+#     committed yet, exits 4 with one line.
 #  3. A started again (its own state directory) is refused: an older plan
 #     never overwrites a newer one's progress.
 #  4. A compiled again with --supersedes B (a roll-back) takes it back.
@@ -103,6 +104,26 @@ rc=0
   2>/dev/null || rc=$?
 check_eq "streamt status --format json of an unknown application: exit code, committed, plans" "4 False 0" \
   "$rc $(python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["committed"], len(s["plans"]))' <"$work/unknown.json")"
+
+echo "== status of a running application that has committed nothing yet: exit 4"
+# An empty source topic: the instance joins its group and claims the plan
+# log, and has no record to commit.
+idle_src=$(unique idle-in) idle_sink=$(unique idle-out) idle_app=$(unique idle)
+create_topic "$idle_src" 1
+create_topic "$idle_sink" 1
+orders_schema "$idle_src" "$work/idle.schema.json"
+compile "$work/idle.schema.json" "$idle_app" "$idle_sink" "SELECT id FROM orders" "$work/idle.json"
+start_engine idle "$work/idle.json" "$work/idle-state"
+await_line idle "joined group $idle_app" 60
+rc=0
+"$STREAMT_BINARY" status "$idle_app" --bootstrap-servers "$STREAMT_BOOTSTRAP" >"$work/idle-status.txt" \
+  2>"$work/idle-status.err" || rc=$?
+check_eq "streamt status of an application that has not committed yet: exit code" 4 "$rc"
+grep -qF "streamt status: application '$idle_app' has no committed offset yet (group " "$work/idle-status.err" ||
+  { cat "$work/idle-status.err"; fail "streamt status does not say the application has not committed yet"; }
+checks_passed=$((checks_passed + 1))
+stop_engine idle
+check_eq "the idle instance's exit code" 0 "$engine_rc"
 
 echo "== A again, from its own state directory: refused, B's progress stays"
 numbered_orders 100 110 | produce "$src"
