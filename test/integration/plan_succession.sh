@@ -25,6 +25,13 @@
 #     refused (exit 78) naming the plan that came first in the plan log, and
 #     the sink holds the winner's shape only. Three rounds, each on a new
 #     application id.
+#  7. A pod with only the new plan (issue 38): plan A runs and its file is
+#     deleted; plan B is compiled from the plan log alone
+#     (--supersedes-standing), or from A's digest alone (--supersedes
+#     DIGEST), each on an application id of its own, and takes over from A
+#     as B compiled from A's file would. Before A ran nothing stood, and
+#     --supersedes-standing said so; once B stands, compiling B again from
+#     the log writes B as it is.
 source "$(dirname "$0")/lib.sh"
 
 src=$(unique succ-in) sink=$(unique succ-out) app=$(unique succession)
@@ -211,5 +218,85 @@ for round in 1 2 3; do
     "$(values_committed "$rsink" | wc -l) $with_amount"
   raced=$(grep -c "claimed $rapp for plan" "$work/$loser$round.log" || true)
   echo "   round $round: $winner ran, $loser was refused ($raced claim(s) of its own had lost the race)"
+done
+
+echo "== a pod with only the new plan: B compiled from the plan log, or from A's digest, takes over"
+# compile_b ARGS...: plan B of $sapp (the loop's), amount >= 15, to
+# $work/$mode-b.json; its stderr to $work/$mode-compile.err.
+compile_b() {
+  echo "SELECT id, amount FROM orders WHERE amount >= 15" |
+    "$STREAMT_BINARY" compile --schema "$work/$mode.schema.json" --application-id "$sapp" \
+      --sink-topic "$ssink" "$@" --output "$work/$mode-b.json" - 2>"$work/$mode-compile.err"
+}
+for mode in standing digest; do
+  ssrc=$(unique "$mode-in") ssink=$(unique "$mode-out") sapp=$(unique "$mode")
+  create_topic "$ssrc" 1
+  create_topic "$ssink" 1
+  orders_schema "$ssrc" "$work/$mode.schema.json"
+  if [[ $mode == standing ]]; then
+    rc=0
+    compile_b --supersedes-standing --bootstrap-servers "$STREAMT_BOOTSTRAP" || rc=$?
+    check_eq "$mode: with nothing standing yet, --supersedes-standing exits 1" 1 "$rc"
+    grep -qF "application '$sapp' has no plan log ($sapp-streamt-plans)" "$work/$mode-compile.err" &&
+      grep -qF "compile without --supersedes-standing" "$work/$mode-compile.err" ||
+      { cat "$work/$mode-compile.err"; fail "$mode: the refusal does not say that nothing stands"; }
+    checks_passed=$((checks_passed + 1))
+    # A plan log an administrator made, with no claim in it yet: the same.
+    eapp=$(unique empty)
+    create_topic "$eapp-streamt-plans" 1
+    rc=0
+    echo "SELECT id FROM orders" |
+      "$STREAMT_BINARY" compile --schema "$work/$mode.schema.json" --application-id "$eapp" --sink-topic "$ssink" \
+        --supersedes-standing --bootstrap-servers "$STREAMT_BOOTSTRAP" - >/dev/null 2>"$work/empty-compile.err" || rc=$?
+    check_eq "$mode: with an empty plan log, --supersedes-standing exits 1" 1 "$rc"
+    grep -qF "the plan log $eapp-streamt-plans holds no claim that stands (0 records): no plan holds" \
+      "$work/empty-compile.err" ||
+      { cat "$work/empty-compile.err"; fail "$mode: the refusal does not say that the plan log is empty"; }
+    checks_passed=$((checks_passed + 1))
+  fi
+  compile "$work/$mode.schema.json" "$sapp" "$ssink" "SELECT id, amount FROM orders" "$work/$mode-a.json"
+  sa=$(digest "$work/$mode-a.json")
+  numbered_orders 0 10 | produce "$ssrc"
+  start_engine "$mode-a" "$work/$mode-a.json" "$work/$mode-a-state"
+  wait_for_committed "$sapp" "$ssrc" 0 10 || { show_log "$mode-a"; fail "$mode: A did not commit its records"; }
+  stop_engine "$mode-a"
+  check_eq "$mode: A's exit code" 0 "$engine_rc"
+  # The new pod has only B's query: A's plan file is gone.
+  rm "$work/$mode-a.json"
+  if [[ $mode == standing ]]; then
+    compile_b --supersedes-standing --bootstrap-servers "$STREAMT_BOOTSTRAP" ||
+      { cat "$work/$mode-compile.err"; fail "$mode: compiling B from the plan log failed"; }
+  else
+    compile_b --supersedes "$sa" || { cat "$work/$mode-compile.err"; fail "$mode: compiling B from A's digest failed"; }
+  fi
+  sb=$(digest "$work/$mode-b.json")
+  check_eq "$mode: B names A, and A alone, as the plan it supersedes" "supersedes:     $sa" \
+    "$("$STREAMT_BINARY" check "$work/$mode-b.json" | grep '^supersedes:')"
+  numbered_orders 10 20 | produce "$ssrc"
+  start_engine "$mode-b" "$work/$mode-b.json" "$work/$mode-b-state"
+  wait_for_committed "$sapp" "$ssrc" 0 20 || { show_log "$mode-b"; fail "$mode: B did not take over"; }
+  stop_engine "$mode-b"
+  check_eq "$mode: B's exit code" 0 "$engine_rc"
+  grep -qF "taking over application $sapp at offset 0 from plan $sa" "$work/$mode-b.log" &&
+    grep -qF "taking over $ssrc/0 at offset 10 from plan $sa" "$work/$mode-b.log" &&
+    grep -qF "which plan $sb supersedes" "$work/$mode-b.log" ||
+    { show_log "$mode-b"; fail "$mode: B does not log the hand-over from A with both digests"; }
+  checks_passed=$((checks_passed + 1))
+  # A's 10, then of 10..19 those B passes (amount >= 15): 5.
+  check_eq "$mode: the sink: A's records, then B's" 15 "$(values_committed "$ssink" | wc -l)"
+  if [[ $mode == standing ]]; then
+    # Another pod of the fleet compiles B from the log once B stands: the
+    # plan that stands, unchanged, not a successor of itself.
+    cp "$work/$mode-b.json" "$work/$mode-b-first.json"
+    compile_b --supersedes-standing --bootstrap-servers "$STREAMT_BOOTSTRAP" ||
+      { cat "$work/$mode-compile.err"; fail "$mode: compiling B again from the plan log failed"; }
+    cmp -s "$work/$mode-b-first.json" "$work/$mode-b.json" ||
+      fail "$mode: B compiled again from the plan log where B stands is another plan"
+    grep -qF "the plan standing in $sapp-streamt-plans, $sb (claimed at offset 1" "$work/$mode-compile.err" &&
+      grep -qF "is this plan (the same query, schema and options); it is written as it stands" \
+        "$work/$mode-compile.err" ||
+      { cat "$work/$mode-compile.err"; fail "$mode: compile does not say B stands already"; }
+    checks_passed=$((checks_passed + 1))
+  fi
 done
 echo "plan_succession: $checks_passed checks passed"

@@ -4,7 +4,9 @@
 
 # The bash completion and the man page list exactly the subcommands and
 # options the binary's --help texts list, so neither goes stale when an
-# option is added. Needs STREAMT_BINARY (set by ctest) and bash-completion
+# option is added or removed: the completion offers exactly a command's
+# options; the man page names each of them in the command's synopsis or
+# entry, and has no option entry the command's --help does not name. Needs STREAMT_BINARY (set by ctest) and bash-completion
 # (its _init_completion), which tools/setup does not require: without it the
 # completion part is skipped and says so.
 set -euo pipefail
@@ -47,6 +49,28 @@ complete_words() {
 }
 
 man_text=$(sed 's/\\-/-/g' "$man_source")
+# The man page as plain text: no \- escapes, no font changes.
+man_plain=$(sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\&//g' "$man_source")
+# man_of CMD: its synopsis lines (".B streamt CMD" up to ".br") and its
+# entry under COMMANDS (".TP" then ".B CMD", up to the next command's).
+man_of() {
+  awk -v c="$1" '/^\.SH / { sec = $2; syn = 0 }
+    sec == "SYNOPSIS" && $0 == ".B streamt " c { syn = 1 }
+    syn && /^\.br/ { syn = 0 } syn { print }
+    sec == "COMMANDS" && /^\.RS/ { depth++ } sec == "COMMANDS" && /^\.RE/ { depth-- }
+    sec == "COMMANDS" && depth == 0 && tp && /^\.B [a-z]+$/ { on = ($2 == c) }
+    sec == "COMMANDS" { tp = /^\.TP/ } sec == "COMMANDS" && on { print }' <<<"$man_plain"
+}
+# man_entries_of CMD: the options of the entries (".TP", then a line
+# starting with the option) in CMD's entry, one a line.
+man_entries_of() {
+  man_of "$1" | awk 'tp && /^\.(B|BI|BR) -/ { print $2 } { tp = /^\.TP/ }' | tr -d '"'
+}
+# known_of CMD: every option its --help names anywhere (aliases included).
+known_of() {
+  "$STREAMT_BINARY" "$1" --help | { grep -oE '(^|[^A-Za-z0-9-])(-[A-Za-z]|--[a-z][a-z-]*)' || true; } |
+    sed -E 's/^[^-]//' | sort -u
+}
 if $have_completion; then
   got=$(complete_words streamt "" | tr ' ' '\n' | grep -v '^-' | paste -sd' ')
   if [[ $got == "$commands" ]]; then
@@ -67,11 +91,28 @@ for cmd in $commands; do
     fi
   fi
   grep -q "^\.B $cmd\$" <<<"$man_text" || bad "the man page has no entry for '$cmd'"
+  # Each option of its --help, as a whole word, in the command's synopsis
+  # lines or its entry under COMMANDS (not just anywhere in the page).
+  text=$(man_of "$cmd")
+  missing=0
   for opt in $want; do
     [[ $opt == --help ]] && continue
-    grep -qF -- "$opt" <<<"$man_text" || bad "the man page does not mention '$cmd $opt'"
+    if ! grep -qE -- "(^|[^A-Za-z0-9-])$opt([^A-Za-z0-9-]|\$)" <<<"$text"; then
+      bad "$man_source: '$cmd' does not name its option $opt in its synopsis or entry"
+      missing=$((missing + 1))
+    fi
   done
-  ok "the man page has '$cmd' and its options"
+  ((missing > 0)) || ok "the man page names every option of '$cmd' in its synopsis or entry"
+  # And each option entry (.TP, then the option) under the command is one
+  # its --help names, aliases included.
+  all=$(known_of "$cmd")
+  for opt in $(man_entries_of "$cmd"); do
+    if grep -qxF -- "$opt" <<<"$all"; then
+      ok "the man page's entry $opt of '$cmd' is an option of its --help"
+    else
+      bad "$man_source has an entry for '$cmd $opt', which streamt $cmd --help does not name"
+    fi
+  done
 done
 
 echo "$passed passed, $failed failed"

@@ -2,12 +2,18 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 // streamt compile: SQL + schema → plan (contract §3); the schema from a file or,
-// for an Avro source, from a Schema Registry.
+// for an Avro source, from a Schema Registry; the plan it supersedes from a
+// plan file, a digest, or the application's plan log in Kafka.
 
+#include "engine/client_failure.hpp"
+#include "engine/lineage.hpp"
+#include "engine/session/claims.hpp"
+#include "kafka/plan_log.hpp"
 #include "plan/avro_sink.hpp"
 #include "plan/json_schema.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/schema_file.hpp"
+#include "plan/spelling.hpp"
 #include "plan/sql/compile.hpp"
 #include "plan/sql/parser.hpp"
 #include "tools/streamt/cli.hpp"
@@ -17,6 +23,8 @@
 
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <variant>
@@ -29,7 +37,9 @@ constexpr std::string_view help =
     "                       [--value-format json|json-registry]\n"
     "                       [--source-topic TOPIC] [--sink-format json|avro]\n"
     "                       [--on-invalid fail|dead-letter --dead-letter-topic TOPIC]\n"
-    "                       [--supersedes OLD_PLAN] [--output FILE] [SQL_FILE | -]\n"
+    "                       [--supersedes OLD_PLAN|DIGEST | --supersedes-standing\n"
+    "                        --bootstrap-servers HOSTS [--config FILE] [-X KEY=VALUE]\n"
+    "                        [--timeout-ms N]] [--output FILE] [SQL_FILE | -]\n"
     "       streamt compile --schema-registry URL [--registry-config FILE]\n"
     "                       [--subject SUBJECT] [--schema-version N]\n"
     "                       --application-id ID --sink-topic TOPIC [...as above]\n"
@@ -78,14 +88,29 @@ constexpr std::string_view help =
     "                         source and sink): it records OLD_PLAN's digest and\n"
     "                         OLD_PLAN's own predecessors, so that a fleet can\n"
     "                         tell an update from an unrelated plan\n"
+    "  --supersedes DIGEST    the same from the old plan's digest alone (a value\n"
+    "                         that starts with sha256:, then 64 lowercase hex\n"
+    "                         digits, as check and status show it): nothing is\n"
+    "                         checked and no older predecessor recorded; the run\n"
+    "                         checks it against the plan log and the commits\n"
+    "  --supersedes-standing  the new plan succeeds the plan that holds its\n"
+    "                         application id in the plan log, read from Kafka;\n"
+    "                         a plan that is the standing one is written as it\n"
+    "                         stands\n"
+    "  --bootstrap-servers HOSTS  with --supersedes-standing: the Kafka brokers\n"
+    "                         (also --bootstrap-server or -b)\n"
+    "  --config FILE          librdkafka settings in Java properties syntax (TLS, SASL)\n"
+    "  -X KEY=VALUE           a librdkafka setting (repeatable)\n"
+    "  --timeout-ms N         bound on each request (default 30000; 1..3600000)\n"
     "  --output FILE          write the plan here instead of stdout\n"
     "\n"
-    "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written), or\n"
-    "            the registry has no such subject or version; 2 usage;\n"
-    "            69 the registry unreachable, timed out or failing (5xx);\n"
+    "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written), the\n"
+    "            registry has no such subject or version, or no plan stands in\n"
+    "            the plan log; 2 usage;\n"
+    "            69 the registry or the brokers unreachable, timed out or failing;\n"
     "            73 --output not writable; 74 standard output not writable;\n"
     "            78 the registry refused the settings (credentials, TLS, URL) or\n"
-    "            a --registry-config setting is refused\n";
+    "            a --registry-config, --config or -X setting is refused\n";
 // An Avro schema file is a JSON object with a "type" member (a streamt
 // schema file has none); anything else is left to load_schema's messages.
 bool is_avro_schema(std::string_view text) {
@@ -171,15 +196,194 @@ std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags
   return std::move(*schema);
 }
 
+// As many claims as the engine reads at start (engine/driver/start_steps.cpp).
+constexpr std::size_t max_plan_log_records = 1000000;
+
+constexpr std::string_view digest_prefix = "sha256:";
+
+// What a new plan succeeds: the plan it replaces, that plan's own
+// predecessors (nearest first), and its output shape when known.
+struct predecessor {
+  std::string digest;
+  std::vector<std::string> chain;
+  std::string output_shape;  // empty when not known (a digest given alone)
+  std::string described;     // how the messages name it
+};
+
+// A --supersedes value names a plan by its digest when it starts with
+// "sha256:", in any case (a plan file of such a name is given as
+// ./sha256:...); anything else is a plan file. The prefix decides, not
+// whether a file exists, so a command line means the same in any directory.
+bool names_a_digest(std::string_view value) {
+  return value.size() >= digest_prefix.size() &&
+         plan::equal_ignoring_case(value.substr(0, digest_prefix.size()), digest_prefix);
+}
+
+// Why `d` is not a plan digest ("sha256:" and 64 lowercase hex digits), if
+// it is not.
+std::optional<std::string> digest_error(std::string_view d) {
+  if (!d.starts_with(digest_prefix)) return "it must start with 'sha256:' in lower case";
+  const std::string_view hex = d.substr(digest_prefix.size());
+  if (hex.size() != 64)
+    return "it has " + std::to_string(hex.size()) + " characters after 'sha256:'; a digest has 64";
+  for (std::size_t i = 0; i < hex.size(); ++i) {
+    const char c = hex[i];
+    if (c >= 'A' && c <= 'F') return "it has upper-case hex digits; a digest is written in lower case";
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return "character " + std::to_string(digest_prefix.size() + i + 1) + " is not a hex digit";
+  }
+  return std::nullopt;
+}
+
+bool is_hex_digest_without_prefix(std::string_view v) {
+  return v.size() == 64 && v.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+// The plan a --supersedes value names: a digest (nothing to check it
+// against: the engine checks at start, against the plan log and each
+// partition's last commit), or a plan file, which must be on the same
+// application id, source and sink. On failure prints why and returns the
+// exit code.
+std::variant<predecessor, int> predecessor_named(const std::string& value, const std::string& application_id,
+                                                 const std::string& source_topic,
+                                                 const std::string& sink_topic) {
+  if (names_a_digest(value)) {
+    if (std::optional<std::string> why = digest_error(value))
+      return usage_error("compile", "--supersedes '" + value + "' is not a plan digest: " + *why +
+                                        " ('sha256:' and 64 lowercase hex digits, as streamt check and "
+                                        "streamt status show it)");
+    return predecessor{value, {}, {}, "the plan " + value};
+  }
+  // The hex without its prefix, and no file of that name: say how to write it.
+  if (is_hex_digest_without_prefix(value) && !std::filesystem::exists(value))
+    return usage_error("compile", "--supersedes '" + value +
+                                      "' is no plan file; to name a plan by its digest, write it as "
+                                      "sha256:" +
+                                      value);
+  engine::exit_code code{};
+  std::optional<plan::plan> old = load_plan_file("compile", value, code);
+  if (!old) return engine::to_int(code);
+  // Offsets mean something only on the same group and source, and a
+  // successor writing elsewhere would leave the old sink half-written.
+  const auto differs = [&](std::string_view what, const std::string& theirs, const std::string& ours) {
+    say_error("compile",
+              "--supersedes " + value + ": its " + std::string(what) + " is '" + theirs + "', this plan's '" +
+                  ours +
+                  "'; a plan succeeds one on the same application id, source and sink topics only "
+                  "(a new application id starts a new application instead)",
+              engine::to_int(engine::exit_code::rejected));
+    return engine::to_int(engine::exit_code::rejected);
+  };
+  if (old->identity.application_id != application_id)
+    return differs("application id", old->identity.application_id, application_id);
+  if (old->identity.source_topic != source_topic)
+    return differs("source topic", old->identity.source_topic, source_topic);
+  if (old->identity.sink_topic != sink_topic)
+    return differs("sink topic", old->identity.sink_topic, sink_topic);
+  return predecessor{plan::digest(*old), old->supersedes, plan::output_shape(*old), "the plan " + value};
+}
+
+// The plan that holds `application_id` in its plan log, read as an instance
+// reads it at start (engine/session/claims.hpp). Nothing standing is an
+// error: there is nothing to supersede. On failure prints why and returns
+// the exit code.
+std::variant<predecessor, int> standing_predecessor(const kafka_access& k,
+                                                    const std::string& application_id) {
+  const std::string topic = engine::session::plan_log_topic(application_id);
+  const int rejected = engine::to_int(engine::exit_code::rejected);
+  const std::string nothing_stands =
+      ": no plan holds the application, so there is nothing to supersede; compile without "
+      "--supersedes-standing (the first plan of an application supersedes none)";
+  auto log = kafka::read_log(k.bootstrap_servers, k.user, topic, max_plan_log_records, false, k.timeout);
+  if (!log) {
+    const rd_kafka_resp_err_t code = log.error().info.code;
+    if (kafka::is_unknown_topic_or_partition(code)) {
+      say_error("compile",
+                "--supersedes-standing: application '" + application_id + "' has no plan log (" + topic +
+                    ") at " + k.bootstrap_servers + nothing_stands +
+                    "; or check --application-id, --bootstrap-servers, and that these credentials may "
+                    "describe and read " +
+                    topic,
+                rejected);
+      return rejected;
+    }
+    // The reader's settings refused (a --config or -X key librdkafka rejects).
+    if (code == RD_KAFKA_RESP_ERR__INVALID_ARG) {
+      const int config = engine::to_int(engine::exit_code::config);
+      say_error("compile", "--supersedes-standing: " + log.error().message, config);
+      return config;
+    }
+    const int unavailable = engine::to_int(engine::exit_code::unavailable);
+    say_error("compile",
+              "--supersedes-standing: " + log.error().message +
+                  "; check --bootstrap-servers and that the brokers are up, then try again",
+              unavailable);
+    return unavailable;
+  }
+  const std::vector<engine::session::log_record> records = engine::log_of(std::move(log->records));
+  const std::optional<engine::session::logged_claim> standing =
+      engine::session::standing_claim(engine::session::claims_in(records));
+  if (!standing) {
+    say_error("compile",
+              "--supersedes-standing: the plan log " + topic + " holds no claim that stands (" +
+                  std::to_string(records.size()) + " record" + (records.size() == 1 ? "" : "s") + ")" +
+                  nothing_stands,
+              rejected);
+    return rejected;
+  }
+  const engine::lineage& l = standing->claim.plan;
+  const std::string claim =
+      "the plan log " + topic + "'s standing claim (offset " + std::to_string(standing->offset) + ")";
+  // Every instance keys its claim with its application id: another key
+  // means the log is not this application's, whatever its name says.
+  for (const engine::session::log_record& r : records)
+    if (r.offset == standing->offset && r.key != application_id) {
+      say_error("compile",
+                "--supersedes-standing: " + claim + " is keyed '" + r.key +
+                    "', not this plan's application id '" + application_id +
+                    "'; the log is not this application's: check --application-id, or give "
+                    "--supersedes OLD_PLAN",
+                rejected);
+      return rejected;
+    }
+  // A claim of ours holds well-formed digests; anything else was written by
+  // another tool, and must not become part of a plan.
+  std::vector<std::string> named{l.plan_digest};
+  named.insert(named.end(), l.supersedes.begin(), l.supersedes.end());
+  for (const std::string& d : named)
+    if (std::optional<std::string> why = digest_error(d)) {
+      say_error("compile",
+                "--supersedes-standing: " + claim + " names '" + d.substr(0, 80) +
+                    "', which is not a plan digest (" + *why + "); give --supersedes OLD_PLAN instead",
+                rejected);
+      return rejected;
+    }
+  return predecessor{l.plan_digest, l.supersedes, l.output_shape,
+                     "the plan standing in " + topic + ", " + l.plan_digest + " (claimed at offset " +
+                         std::to_string(standing->offset) +
+                         (l.instance.empty() ? std::string() : " by instance " + l.instance) + ")"};
+}
+
+// The chain of a plan that succeeds `old`: `old` first, then its
+// predecessors, the oldest dropped past `bound` (it is still named by the
+// plans in between).
+std::vector<std::string> chain_after(const predecessor& old, std::size_t bound) {
+  std::vector<std::string> chain{old.digest};
+  for (const std::string& d : old.chain)
+    if (chain.size() < bound && std::find(chain.begin(), chain.end(), d) == chain.end()) chain.push_back(d);
+  return chain;
+}
+
 }  // namespace
 
 int cmd_compile(std::span<char* const> args) {
-  option_spec spec{
-      {"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid", "--dead-letter-topic",
-       "--supersedes", "--source-topic", "--sink-format", "--schema-registry", "--registry-config",
-       "--subject", "--schema-version", "--value-format"},
-      {"--help"},
-      {}};
+  option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid",
+                    "--dead-letter-topic", "--supersedes", "--source-topic", "--sink-format",
+                    "--schema-registry", "--registry-config", "--subject", "--schema-version",
+                    "--value-format", "--bootstrap-servers", "-X", "--config", "--timeout-ms"},
+                   {"--help", "--supersedes-standing"},
+                   {"-X"},
+                   {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
   if (auto done = parse_command("compile", args, spec, help, a)) return *done;
   auto registry = read_registry_flags("compile", a);
@@ -192,6 +396,27 @@ int cmd_compile(std::span<char* const> args) {
   for (const char* required : {"--application-id", "--sink-topic"})
     if (!a.get(required)) return usage_error("compile", std::string("missing ") + required);
   if (a.positionals.size() > 1) return usage_error("compile", "expected at most one SQL file");
+  // --supersedes-standing reads the plan log: the brokers and their settings,
+  // which mean nothing without it.
+  const bool standing = a.has("--supersedes-standing");
+  if (standing && a.get("--supersedes"))
+    return usage_error("compile",
+                       "--supersedes and --supersedes-standing are two ways to name the plan this one "
+                       "succeeds; give one");
+  if (standing && !a.get("--bootstrap-servers"))
+    return usage_error("compile",
+                       "--supersedes-standing reads the application's plan log from Kafka; give "
+                       "--bootstrap-servers HOSTS");
+  if (!standing)
+    for (const char* kafka_option : {"--bootstrap-servers", "--config", "-X", "--timeout-ms"})
+      if (a.options.count(kafka_option))
+        return usage_error("compile", std::string(kafka_option) + " is used only with --supersedes-standing");
+  std::optional<kafka_access> brokers;
+  if (standing) {
+    std::variant<kafka_access, int> access = read_kafka_access("compile", a);
+    if (const int* failed = std::get_if<int>(&access)) return *failed;
+    brokers = std::move(std::get<kafka_access>(access));
+  }
   plan::compile_options options{*a.get("--application-id"), *a.get("--sink-topic")};
   if (std::optional<std::string> policy = a.get("--on-invalid")) {
     if (*policy == "dead-letter")
@@ -295,32 +520,6 @@ int cmd_compile(std::span<char* const> args) {
                                         std::string(plan::to_string(schema->value_format)) + "\"; give one");
     schema->value_format = chosen;
   }
-  if (std::optional<std::string> old_path = a.get("--supersedes")) {
-    engine::exit_code code{};
-    std::optional<plan::plan> old = load_plan_file("compile", *old_path, code);
-    if (!old) return engine::to_int(code);
-    // Offsets mean something only on the same group and source, and a
-    // successor writing elsewhere would leave the old sink half-written.
-    const auto differs = [&](std::string_view what, const std::string& theirs, const std::string& ours) {
-      std::cerr << "streamt compile: --supersedes " << *old_path << ": its " << what << " is '" << theirs
-                << "', this plan's '" << ours
-                << "'; a plan succeeds one on the same application id, source and sink topics only "
-                   "(a new application id starts a new application instead)\n";
-      return engine::to_int(engine::exit_code::rejected);
-    };
-    if (old->identity.application_id != options.application_id)
-      return differs("application id", old->identity.application_id, options.application_id);
-    if (old->identity.source_topic != schema->topic)
-      return differs("source topic", old->identity.source_topic, schema->topic);
-    if (old->identity.sink_topic != options.sink_topic)
-      return differs("sink topic", old->identity.sink_topic, options.sink_topic);
-    // The old plan first, then its predecessors, the oldest dropped past
-    // the bound (it is still named by the plans in between).
-    options.supersedes.push_back(plan::digest(*old));
-    for (const std::string& d : old->supersedes)
-      if (options.supersedes.size() < plan::max_supersedes && d != options.supersedes.front())
-        options.supersedes.push_back(d);
-  }
   result<plan::plan> compiled = plan::compile(*sql, *schema, options);
   if (!compiled) {
     diagnostic d = compiled.error();
@@ -330,6 +529,42 @@ int cmd_compile(std::span<char* const> args) {
     print_diagnostic("compile", sql_name, d, *sql);
     return engine::to_int(engine::exit_code::rejected);
   }
+  // The plan superseded is looked up once the query compiles: a mistake in
+  // the query is told at once, not after a wait for the brokers.
+  std::optional<predecessor> old;
+  if (std::optional<std::string> value = a.get("--supersedes")) {
+    auto named = predecessor_named(*value, options.application_id, schema->topic, options.sink_topic);
+    if (const int* code = std::get_if<int>(&named)) return *code;
+    old = std::move(std::get<predecessor>(named));
+    compiled->supersedes = chain_after(*old, plan::max_supersedes);
+  } else if (brokers) {
+    auto got = standing_predecessor(*brokers, options.application_id);
+    if (const int* code = std::get_if<int>(&got)) return *code;
+    old = std::move(std::get<predecessor>(got));
+    // The plan standing may be this very plan (the same query, schema and
+    // options, superseding what it superseded): another instance of the
+    // fleet compiled it from the log and claimed the application first, or
+    // this one restarts. It is written as it stands: a successor of itself
+    // would take the application from the instances running it.
+    compiled->supersedes = old->chain;
+    if (plan::digest(*compiled) == old->digest) {
+      std::cerr << "streamt compile: --supersedes-standing: " << old->described
+                << " is this plan (the same query, schema and options); it is written as it stands\n";
+    } else {
+      // A claim names at most lineage_supersedes predecessors; a plan
+      // compiled here names no more, so that its own claim names them all
+      // and the comparison above holds for it when it stands.
+      compiled->supersedes = chain_after(*old, engine::lineage_supersedes);
+    }
+  }
+  // The engine refuses a successor whose output has another shape unless it
+  // runs with --allow-output-change: better known before the rollout.
+  if (old && !old->output_shape.empty() && plan::digest(*compiled) != old->digest &&
+      old->output_shape != plan::output_shape(*compiled))
+    say_warning("compile", old->described +
+                               " writes output of another shape (projection or schema) than this plan: "
+                               "run it with --allow-output-change if consumers of the sink topic may see "
+                               "records of the new shape");
   // Validate what we are about to write with the engine's own loader: the
   // identity options (application id, sink topic) are only checked there,
   // and a plan the engine would refuse must never be written.
