@@ -119,8 +119,25 @@ std::optional<client_statistics> parse_client_statistics(std::string_view json) 
       if (const boost::json::value* id = b->if_contains("nodeid");
           id && id->is_int64() && id->get_int64() < 0)
         continue;
+      // The address and the node id are two labels: "host:port/id" in one
+      // (librdkafka's name, with "ssl://" in front for TLS) cannot be
+      // matched on the address alone.
       client_statistics::broker br;
-      br.name = key;
+      if (const boost::json::value* n = b->if_contains("nodename"); n && n->is_string())
+        br.address = n->get_string();
+      if (const boost::json::value* id = b->if_contains("nodeid"); id && id->is_int64())
+        br.node_id = static_cast<std::int32_t>(id->get_int64());
+      if (br.address.empty()) {  // not in the JSON: cut the name, "[proto://]host:port/id"
+        std::string_view name = key;
+        if (const auto scheme = name.find("://"); scheme != std::string_view::npos)
+          name.remove_prefix(scheme + 3);
+        const std::size_t slash = name.rfind('/');
+        br.address = name.substr(0, slash);
+        if (br.node_id < 0 && slash != std::string_view::npos) {
+          const std::string_view id = name.substr(slash + 1);
+          std::from_chars(id.data(), id.data() + id.size(), br.node_id);
+        }
+      }
       if (const boost::json::value* st = b->if_contains("state"); st && st->is_string())
         br.up = st->get_string() == "UP";
       if (const boost::json::value* rtt = b->if_contains("rtt"); rtt && rtt->is_object()) {
@@ -308,13 +325,14 @@ std::string metrics::text(bool with_process) const {
   const std::optional<process_stats> ps = with_process ? read_process_stats() : std::nullopt;
   std::lock_guard lock(mutex_);
   exposition x;
+  // The versions are build facts, in streamt_build_info alone; streamt_info
+  // says what runs.
   x.family("streamt_info", "gauge", "Identity of the running plan; always 1.");
   x.sample("streamt_info",
            {{"application_id", id_.application_id},
             {"plan_digest", id_.plan_digest},
             {"source_topic", id_.source_topic},
-            {"sink_topic", id_.sink_topic},
-            {"librdkafka_version", kafka::library_version()}},
+            {"sink_topic", id_.sink_topic}},
            std::uint64_t{1});
   x.family("streamt_build_info", "gauge", "The engine's version and the librdkafka it runs on; always 1.");
   x.sample("streamt_build_info",
@@ -335,10 +353,10 @@ std::string metrics::text(bool with_process) const {
            records_.emitted);
   x.single("streamt_records_filtered_total", "counter",
            "Input records the predicate dropped, in committed transactions.", records_.filtered);
-  x.single("streamt_tombstones_total", "counter",
+  x.single("streamt_records_tombstones_total", "counter",
            "Input records with a null value (dropped or forwarded), in committed transactions.",
            records_.tombstones);
-  x.single("streamt_tombstones_forwarded_total", "counter",
+  x.single("streamt_records_tombstones_forwarded_total", "counter",
            "Input records with a null value written to the sink as one, in committed transactions.",
            records_.tombstones_forwarded);
   x.single("streamt_records_deleted_total", "counter",
@@ -420,21 +438,24 @@ std::string metrics::text(bool with_process) const {
   }
 
   if (client_) {
-    x.family("streamt_kafka_broker_up", "gauge", "1 if the producer's connection to the broker is up.");
-    for (const auto& b : client_->brokers)
-      x.sample("streamt_kafka_broker_up", {{"broker", b.name}}, std::uint64_t{b.up ? 1u : 0u});
-    x.family("streamt_kafka_broker_rtt_avg_seconds", "gauge",
-             "Producer request round-trip time to the broker, average over the last statistics interval.");
-    for (const auto& b : client_->brokers)
-      x.sample("streamt_kafka_broker_rtt_avg_seconds", {{"broker", b.name}}, b.rtt_avg_seconds);
-    x.family("streamt_kafka_broker_rtt_p99_seconds", "gauge",
-             "Producer request round-trip time to the broker, 99th percentile over the last interval.");
-    for (const auto& b : client_->brokers)
-      x.sample("streamt_kafka_broker_rtt_p99_seconds", {{"broker", b.name}}, b.rtt_p99_seconds);
-    x.family("streamt_kafka_broker_throttle_max_seconds", "gauge",
-             "Longest time the broker held back a producer response for a quota, over the last interval.");
-    for (const auto& b : client_->brokers)
-      x.sample("streamt_kafka_broker_throttle_max_seconds", {{"broker", b.name}}, b.throttle_max_seconds);
+    // One family per value, each with a sample per broker, labelled by its
+    // address and node id.
+    auto per_broker = [&](std::string_view name, std::string_view help, auto value) {
+      x.family(name, "gauge", help);
+      for (const auto& b : client_->brokers)
+        x.sample(name, {{"broker", b.address}, {"node_id", std::to_string(b.node_id)}}, value(b));
+    };
+    per_broker("streamt_kafka_broker_up", "1 if the producer's connection to the broker is up.",
+               [](const client_statistics::broker& b) { return std::uint64_t{b.up ? 1u : 0u}; });
+    per_broker("streamt_kafka_broker_rtt_avg_seconds",
+               "Producer request round-trip time to the broker, average over the last statistics interval.",
+               [](const client_statistics::broker& b) { return b.rtt_avg_seconds; });
+    per_broker("streamt_kafka_broker_rtt_p99_seconds",
+               "Producer request round-trip time to the broker, 99th percentile over the last interval.",
+               [](const client_statistics::broker& b) { return b.rtt_p99_seconds; });
+    per_broker("streamt_kafka_broker_throttle_max_seconds",
+               "Longest time the broker held back a producer response for a quota, over the last interval.",
+               [](const client_statistics::broker& b) { return b.throttle_max_seconds; });
     x.single("streamt_kafka_producer_queue_messages", "gauge",
              "Records handed to the producer and not yet delivered.", client_->queued_messages);
     x.single("streamt_kafka_producer_sent_bytes_total", "counter",
@@ -443,12 +464,22 @@ std::string metrics::text(bool with_process) const {
     x.single("streamt_kafka_producer_received_bytes_total", "counter",
              "Bytes the producer received from the brokers (resets when the producer is recreated).",
              client_->rx_bytes);
-    if (!client_->transaction_state.empty()) {
-      x.family("streamt_kafka_transaction_state", "gauge",
-               "The producer's transaction state as librdkafka names it; 1 for the current one.");
-      x.sample("streamt_kafka_transaction_state", {{"state", client_->transaction_state}}, std::uint64_t{1});
-    }
   }
+  // Every state, always (all 0 until the first statistics report): a series
+  // that appears only while its state is current would leave a query over
+  // time with gaps, and an alert on it with nothing to compare.
+  const std::string_view current =
+      client_ ? std::string_view(client_->transaction_state) : std::string_view();
+  x.family(
+      "streamt_kafka_transaction_state", "gauge",
+      "The producer's transaction state as librdkafka names it: 1 for the current one, 0 for the others.");
+  bool known = current.empty();
+  for (const std::string_view state : transaction_states) {
+    known = known || state == current;
+    x.sample("streamt_kafka_transaction_state", {{"state", state}},
+             std::uint64_t{state == current ? 1u : 0u});
+  }
+  if (!known) x.sample("streamt_kafka_transaction_state", {{"state", current}}, std::uint64_t{1});
   if (exit_code_) {
     x.single("streamt_exit_code", "gauge", "The exit code the process ended with (docs/contract.md).",
              static_cast<std::uint64_t>(*exit_code_));

@@ -34,8 +34,9 @@ namespace streamt::engine {
 // statistics JSON (statistics.interval.ms) as plain data.
 struct client_statistics {
   struct broker {
-    std::string name;  // "host:port/id", as librdkafka names it
-    bool up = false;   // connection state UP
+    std::string address;  // "host:port" (librdkafka's nodename)
+    std::int32_t node_id = -1;
+    bool up = false;  // connection state UP
     double rtt_avg_seconds = 0;
     double rtt_p99_seconds = 0;
     // How long the broker held its responses back for a quota (KIP-219:
@@ -48,6 +49,24 @@ struct client_statistics {
   std::uint64_t rx_bytes = 0;
   std::string transaction_state;  // eos.txn_state, e.g. "InTransaction"
 };
+
+// The transaction states librdkafka reports (eos.txn_state), in its order.
+// streamt_kafka_transaction_state has one series for each, always, so that
+// none comes and goes; a state a newer librdkafka adds is shown as well
+// while it is the current one.
+inline constexpr std::string_view transaction_states[] = {"Init",
+                                                          "WaitPID",
+                                                          "ReadyNotAcked",
+                                                          "Ready",
+                                                          "InTransaction",
+                                                          "BeginCommit",
+                                                          "CommittingTransaction",
+                                                          "CommitNotAcked",
+                                                          "BeginAbort",
+                                                          "AbortingTransaction",
+                                                          "AbortedNotAcked",
+                                                          "AbortableError",
+                                                          "FatalError"};
 
 // Parses librdkafka's statistics JSON; nullopt if it is not the object
 // librdkafka documents (STATISTICS.md), which only a newer librdkafka

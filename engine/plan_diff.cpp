@@ -68,6 +68,13 @@ std::string_view to_string(difference_kind k) noexcept {
   return "changed";
 }
 
+std::int64_t last_records_start(std::int64_t low, std::int64_t high, std::uint64_t n) noexcept {
+  if (high <= low) return low;
+  // high - low is positive, so it fits; n may not fit an int64.
+  if (n >= static_cast<std::uint64_t>(high - low)) return low;
+  return high - static_cast<std::int64_t>(n);
+}
+
 namespace {
 
 // An Avro sink's outputs are compared as the JSON the plan writes with a
@@ -111,6 +118,7 @@ void plan_comparison::compare(const record_view& r) {
   const operators::step b = step_of(new_, r);
   if (failure_) return;
   ++records_;
+  ++by_partition_[r.partition];
   count(old_tally_, a);
   count(new_tally_, b);
   const bool a_emits = writes(a);

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,6 +79,13 @@ struct difference_counts {
   std::uint64_t total() const noexcept { return old_only + new_only + changed + invalid_in_one; }
 };
 
+// Where `diff --from last:N` starts a partition whose log holds offsets
+// `low` to `high` (exclusive): N offsets before its end, or its log start
+// when fewer remain. Offsets, not records: in a topic written by
+// transactions each commit marker takes one, so a little fewer records
+// than N may follow.
+std::int64_t last_records_start(std::int64_t low, std::int64_t high, std::uint64_t n) noexcept;
+
 class plan_comparison {
  public:
   // Keeps the first `max_kept` differing records in full; the rest are
@@ -95,6 +103,9 @@ class plan_comparison {
   const std::optional<diagnostic>& failure() const noexcept { return failure_; }
 
   std::uint64_t records() const noexcept { return records_; }
+  // records() split by partition: a partition that gave no record is absent.
+  // A gate reads it to see what it tested (none at all is diff's exit 4).
+  const std::map<std::int32_t, std::uint64_t>& records_by_partition() const noexcept { return by_partition_; }
   const plan_tally& old_tally() const noexcept { return old_tally_; }
   const plan_tally& new_tally() const noexcept { return new_tally_; }
   const difference_counts& differences() const noexcept { return counts_; }
@@ -110,6 +121,7 @@ class plan_comparison {
   schema_learner learn_;
   std::optional<diagnostic> failure_;
   std::uint64_t records_ = 0;
+  std::map<std::int32_t, std::uint64_t> by_partition_;
   plan_tally old_tally_;
   plan_tally new_tally_;
   difference_counts counts_;

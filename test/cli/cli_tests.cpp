@@ -1167,6 +1167,37 @@ BOOST_AUTO_TEST_CASE(a_from_that_is_no_position_or_names_another_topic_is_a_usag
   BOOST_TEST(contains(r.err, "--from names topic 'payments', but the plans read 'orders'"), r.err);
 }
 
+BOOST_AUTO_TEST_CASE(a_from_last_n_outside_1_to_a_billion_or_not_a_number_is_a_usage_error_naming_the_range) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  for (const std::string n : {"0", "1000000001", "-5", "5x", "", " 5", "1e3", "99999999999999999999999999"}) {
+    process_result r = run_streamt({"diff", plan, plan, "-b", "127.0.0.1:1", "--from", "last:" + n});
+    BOOST_TEST_INFO("--from last:" << n);
+    BOOST_TEST(r.exit_code == 2, r.err);
+    BOOST_TEST(contains(r.err, "--from last:N takes a whole number of records from 1 to 1000000000"), r.err);
+  }
+  // In range, it is accepted: the brokers are asked (nothing listens: 69).
+  for (const std::string n : {"1", "1000000000"}) {
+    process_result r =
+        run_streamt({"diff", plan, plan, "-b", "127.0.0.1:1", "--timeout-ms", "300", "--from", "last:" + n});
+    BOOST_TEST_INFO("--from last:" << n);
+    BOOST_TEST(r.exit_code == 69, r.err);
+  }
+  // A --from that is no form at all names last:N among the forms.
+  process_result r = run_streamt({"diff", plan, plan, "-b", "127.0.0.1:1", "--from", "latest"});
+  BOOST_TEST(contains(r.err, "--from takes earliest, committed, last:N, or TOPIC/PARTITION@OFFSET"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(diff_and_status_name_exit_4_for_nothing_to_judge_by_in_their_help) {
+  process_result r = run_streamt({"diff", "--help"});
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(contains(r.out, "4 no record compared"), r.out);
+  BOOST_TEST(contains(r.out, "last:N"), r.out);
+  r = run_streamt({"status", "--help"});
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(contains(r.out, "4 no committed offset"), r.out);
+}
+
 BOOST_AUTO_TEST_CASE(plans_reading_different_topics_are_refused_before_any_kafka_client) {
   temp_dir dir;
   const std::string plan = compile_example(dir);

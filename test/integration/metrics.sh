@@ -45,7 +45,9 @@ done
 grep -q "rebalanced: incremental assignment" "$work/blocker.log" || { cat "$work/blocker.log"; fail "the blocking member never joined"; }
 kill -STOP "$blocker"
 
-start_engine m "$work/plan.json" "$work/state" --metrics-address 127.0.0.1:0
+# Statistics every 500 ms rather than 15 s: the broker and transaction
+# state series below come from them.
+start_engine m "$work/plan.json" "$work/state" --metrics-address 127.0.0.1:0 -X statistics.interval.ms=500
 # The endpoint listens before the run starts and logs where.
 url=
 for ((i = 0; i < 300; i++)); do
@@ -96,7 +98,7 @@ kill -0 "${engine_pid[m]}" || fail "the engine is not running at the scrape"
 check_eq "records consumed" "$expected_consumed" "$(metric streamt_records_consumed_total)"
 check_eq "records produced" "$expected_produced" "$(metric streamt_records_produced_total)"
 check_eq "records filtered" "$expected_filtered" "$(metric streamt_records_filtered_total)"
-check_eq "tombstones" "$expected_tombstones" "$(metric streamt_tombstones_total)"
+check_eq "tombstones" "$expected_tombstones" "$(metric streamt_records_tombstones_total)"
 check_eq "invalid records" 0 "$(metric streamt_records_invalid_total)"
 check_eq "aborted transactions" 0 "$(metric streamt_transactions_aborted_total)"
 check_eq "assigned partitions" 2 "$(metric streamt_assigned_partitions)"
@@ -110,6 +112,22 @@ for p in 0 1; do
 done
 check_eq "the info metric names the application" 1 \
   "$(grep -c "^streamt_info{application_id=\"$app\",plan_digest=\"sha256:" "$work/metrics.txt")"
+check_eq "the librdkafka version is in streamt_build_info alone" "streamt_build_info" \
+  "$(grep -v '^#' "$work/metrics.txt" | grep 'librdkafka_version=' | sed 's/{.*//' | sort -u | paste -sd ' ')"
+
+# librdkafka's statistics (every 500 ms here): each broker by address and
+# node id, two labels, and every transaction state with exactly one at 1.
+deadline=$((SECONDS + 30))
+until scrape && grep -q '^streamt_kafka_broker_up{' "$work/metrics.txt"; do
+  ((SECONDS < deadline)) || { cat "$work/metrics.txt"; fail "no streamt_kafka_broker_up after 30 s"; }
+  sleep 0.2
+done
+check_eq "every broker series has an address without a node id and a numeric node_id" 0 \
+  "$(grep '^streamt_kafka_broker_up{' "$work/metrics.txt" | grep -cvE '^streamt_kafka_broker_up\{broker="[^"/]+:[0-9]+",node_id="[0-9]+"\} [01]$' || true)"
+check_eq "a broker the engine is connected to is up" yes \
+  "$(grep -qE '^streamt_kafka_broker_up\{broker="[^"]+",node_id="[0-9]+"\} 1$' "$work/metrics.txt" && echo yes || echo no)"
+check_eq "transaction state series" 13 "$(grep -c '^streamt_kafka_transaction_state{' "$work/metrics.txt")"
+check_eq "transaction states at 1" 1 "$(grep -c '^streamt_kafka_transaction_state{.*} 1$' "$work/metrics.txt")"
 check_eq "/healthz while running" 200 "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url/healthz")"
 
 # What /metrics says was produced is what a read_committed reader finds.

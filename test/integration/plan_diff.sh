@@ -9,14 +9,17 @@
 # amount renamed total. Every report is checked against a reference this
 # test computes itself from the records as the Java client reads them back:
 # the counts and each differing record (partition, offset, kind, both values).
-#  1. OLD runs over the first 100 records and stops; more records follow,
-#     two with an undeclared member (invalid for OLD only).
+#  1. OLD runs over the first 100 records and stops. --from committed, with
+#     OLD caught up, compares no record: exit 4, not a pass (issue 38).
+#     More records follow, two with an undeclared member (invalid for OLD
+#     only).
 #  2. --from earliest: the whole topic.
 #  3. --from committed: from where OLD's application stands.
 #  4. --from TOPIC/PARTITION@OFFSET: one partition from an offset.
-#  5. The text report, a plan against itself (exit 0), --max-records, plans
+#  5. --from last:N: the last N records of each partition, N per partition.
+#  6. The text report, a plan against itself (exit 0), --max-records, plans
 #     of different topics (exit 1), positions outside the topic (exit 78).
-#  6. Nothing was committed and nothing written: the group's offsets and the
+#  7. Nothing was committed and nothing written: the group's offsets and the
 #     sink are as OLD left them.
 source "$(dirname "$0")/lib.sh"
 
@@ -56,10 +59,12 @@ def new_plan(v):  # SELECT id, amount AS total WHERE amount >= 150; undeclared m
     return ("passed", compact({"id": v["id"], "total": v["amount"]})) if v["amount"] >= 150 else ("filtered", None)
 tally = {"old": {}, "new": {}}
 diffs = []
+per_partition = {}
 for line in open(dump):
     p, o, key, value = line.rstrip("\n").split("\t", 3)
     p, o = int(p), int(o)
     if starts is not None and (p not in starts or o < starts[p]): continue
+    per_partition[p] = per_partition.get(p, 0) + 1
     v = None if value == "null" else json.loads(value)
     (a, av), (b, bv) = old_plan(v), new_plan(v)
     tally["old"][a] = tally["old"].get(a, 0) + 1
@@ -72,6 +77,8 @@ for line in open(dump):
     if kind: diffs.append([p, o, kind, av, bv])
 records = sum(tally["old"].values())
 print(f"{what}: records read\t{records}\t{report['records']}")
+got_per_partition = {q["partition"]: q["records"] for q in report["partitions"] if q["records"]}
+print(f"{what}: records compared on each partition\t{sorted(per_partition.items())}\t{sorted(got_per_partition.items())}")
 for side in ("old", "new"):
     for count in ("passed", "filtered", "tombstones", "invalid"):
         expected = tally[side].get("tombstone" if count == "tombstones" else count, 0)
@@ -94,6 +101,24 @@ check_eq "OLD's exit code" 0 "$engine_rc"
 committed_before=$(group_offsets "$app" "$src")
 sink_before=$(values_committed "$sink" | wc -l)
 check_eq "OLD's output: amounts 50 to 99" 50 "$sink_before"
+
+echo "== --from committed with OLD caught up: no record compared, exit 4"
+rc=0
+diff_plans "$work/old.json" "$work/new.json" --from committed >"$work/caught-up.txt" 2>"$work/caught-up.err" || rc=$?
+check_eq "diff over no record: exit code" 4 "$rc"
+grep -qF "compared no record, so nothing was tested" "$work/caught-up.err" &&
+  grep -qF "OLD_PLAN's application has caught up" "$work/caught-up.err" &&
+  grep -qF -- "--from last:N" "$work/caught-up.err" ||
+  { cat "$work/caught-up.err"; fail "diff over no record does not say so, why, and what to give instead"; }
+grep -q "^nothing was tested: no record was compared" "$work/caught-up.txt" ||
+  { cat "$work/caught-up.txt"; fail "the report over no record does not say that nothing was tested"; }
+checks_passed=$((checks_passed + 1))
+rc=0
+diff_plans "$work/old.json" "$work/new.json" --from committed --format json >"$work/caught-up.json" \
+  2>/dev/null || rc=$?
+check_eq "diff over no record (--format json): exit code, records, and each partition's" "4 0 0,0" \
+  "$rc $(python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["records"], ",".join(str(p["records"]) for p in r["partitions"]))' \
+    <"$work/caught-up.json")"
 
 echo "== more records: two with an undeclared member, and a tombstone"
 {
@@ -131,6 +156,30 @@ diff_plans "$work/old.json" "$work/new.json" --from "$src/1@5" --format json --m
   >"$work/positions.json" || rc=$?
 check_eq "diff --from a position: exit code" 3 "$rc"
 verify "$src/1@5" "$work/source.tsv" "$work/positions.json" "1:5"
+
+echo "== --from last:N: each partition's last N records"
+# The producer is idempotent, not transactional: no commit marker takes an
+# offset, so the last 5 offsets of a partition are its last 5 records.
+rc=0
+diff_plans "$work/old.json" "$work/new.json" --from last:5 --format json --max-diffs 10000 \
+  >"$work/last.json" || rc=$?
+check_eq "diff --from last:5: exit code" 3 "$rc"
+last_starts=$(awk -F'\t' '{ if ($2 + 1 > end[$1]) end[$1] = $2 + 1 } END { for (p in end) printf "%d:%d ", p, end[p] - 5 }' \
+  "$work/source.tsv")
+verify last:5 "$work/source.tsv" "$work/last.json" "$last_starts"
+check_eq "diff --from last:5: 5 records compared on each of the 2 partitions" "0:5 1:5" \
+  "$(python3 -c 'import json,sys; print(" ".join("%d:%d" % (p["partition"], p["records"]) for p in json.load(sys.stdin)["partitions"]))' \
+    <"$work/last.json")"
+rc=0
+diff_plans "$work/old.json" "$work/new.json" --from last:5 >"$work/last.txt" || rc=$?
+check_eq "diff --from last:5 (text): exit code" 3 "$rc"
+grep -qxF "compared 10 records: $src/0 5, $src/1 5" "$work/last.txt" ||
+  { cat "$work/last.txt"; fail "the text report does not give the records compared on each partition"; }
+checks_passed=$((checks_passed + 1))
+rc=0
+diff_plans "$work/old.json" "$work/new.json" --from last:1000000 --format json >"$work/last-all.json" || rc=$?
+check_eq "diff --from last:N longer than the log: from each log start, every record" "3 203" \
+  "$rc $(python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])' <"$work/last-all.json")"
 
 echo "== the text report"
 rc=0

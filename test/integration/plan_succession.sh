@@ -11,7 +11,9 @@
 #     holds the application in its plan log. The sink holds A's shape only.
 #  2. Plan B, compiled with --supersedes A, claims the application from A
 #     and takes the partition over at A's committed offset; the log says so
-#     with both digests, and `streamt status` shows B holding it.
+#     with both digests, and `streamt status` shows B holding it (exit 0);
+#     status of an application that never ran, or that runs and has not
+#     committed yet, exits 4 with one line.
 #  3. A started again (its own state directory) is refused: an older plan
 #     never overwrites a newer one's progress.
 #  4. A compiled again with --supersedes B (a roll-back) takes it back.
@@ -80,7 +82,10 @@ check_eq "streamt offsets names B as the plan of the partition" "$b" \
   "$("$STREAMT_BINARY" offsets "$app" --bootstrap-servers "$STREAMT_BOOTSTRAP" --format json |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["partitions"][0]["plan"])')"
 
-status_json=$("$STREAMT_BINARY" status "$app" --bootstrap-servers "$STREAMT_BOOTSTRAP" --format json)
+rc=0
+status_json=$("$STREAMT_BINARY" status "$app" --bootstrap-servers "$STREAMT_BOOTSTRAP" --format json) || rc=$?
+check_eq "streamt status of a group with committed offsets: exit code, and committed in its JSON" "0 True" \
+  "$rc $(python3 -c 'import json,sys; print(json.load(sys.stdin)["committed"])' <<<"$status_json")"
 check_eq "streamt status: B holds the application in the plan log, replacing A, at offset 1" "$b $a 1" \
   "$(python3 -c 'import json,sys; s=json.load(sys.stdin)["plan_log"]["standing"]; print(s["plan"], s["replaces"], s["offset"])' <<<"$status_json")"
 check_eq "streamt status: B's one partition, lag 0" "$b $src/0 0" \
@@ -89,12 +94,43 @@ check_eq "streamt status: B's one partition, lag 0" "$b $src/0 0" \
 grep -qF "holds the application since offset 1" "$work/status.txt" ||
   { cat "$work/status.txt"; fail "streamt status (text) does not say which plan holds the application"; }
 checks_passed=$((checks_passed + 1))
-# An application that never ran here: one clear line, no broker error.
-"$STREAMT_BINARY" status "$(unique never-ran)" --bootstrap-servers "$STREAMT_BOOTSTRAP" >"$work/unknown.txt" 2>&1 ||
-  { cat "$work/unknown.txt"; fail "streamt status of an unknown application failed"; }
-grep -q "no application 'never-ran-.*' has run against these brokers" "$work/unknown.txt" ||
-  { cat "$work/unknown.txt"; fail "streamt status does not say the application is unknown"; }
+# An application that never ran here (a misspelled id): one clear line, and
+# exit 4, so a gate that runs status cannot pass it (issue 38).
+unknown=$(unique never-ran)
+rc=0
+"$STREAMT_BINARY" status "$unknown" --bootstrap-servers "$STREAMT_BOOTSTRAP" >"$work/unknown.txt" \
+  2>"$work/unknown.err" || rc=$?
+check_eq "streamt status of an application that never ran: exit code" 4 "$rc"
+grep -qF "streamt status: no application '$unknown' has run against these brokers" "$work/unknown.err" &&
+  grep -qF "check the APPLICATION_ID's spelling" "$work/unknown.err" ||
+  { cat "$work/unknown.err"; fail "streamt status does not say the application is unknown, and what to check"; }
+check_eq "streamt status of an unknown application: one line on stderr" 1 "$(wc -l <"$work/unknown.err")"
 checks_passed=$((checks_passed + 1))
+rc=0
+"$STREAMT_BINARY" status "$unknown" --bootstrap-servers "$STREAMT_BOOTSTRAP" --format json >"$work/unknown.json" \
+  2>/dev/null || rc=$?
+check_eq "streamt status --format json of an unknown application: exit code, committed, plans" "4 False 0" \
+  "$rc $(python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["committed"], len(s["plans"]))' <"$work/unknown.json")"
+
+echo "== status of a running application that has committed nothing yet: exit 4"
+# An empty source topic: the instance joins its group and claims the plan
+# log, and has no record to commit.
+idle_src=$(unique idle-in) idle_sink=$(unique idle-out) idle_app=$(unique idle)
+create_topic "$idle_src" 1
+create_topic "$idle_sink" 1
+orders_schema "$idle_src" "$work/idle.schema.json"
+compile "$work/idle.schema.json" "$idle_app" "$idle_sink" "SELECT id FROM orders" "$work/idle.json"
+start_engine idle "$work/idle.json" "$work/idle-state"
+await_line idle "joined group $idle_app" 60
+rc=0
+"$STREAMT_BINARY" status "$idle_app" --bootstrap-servers "$STREAMT_BOOTSTRAP" >"$work/idle-status.txt" \
+  2>"$work/idle-status.err" || rc=$?
+check_eq "streamt status of an application that has not committed yet: exit code" 4 "$rc"
+grep -qF "streamt status: application '$idle_app' has no committed offset yet (group " "$work/idle-status.err" ||
+  { cat "$work/idle-status.err"; fail "streamt status does not say the application has not committed yet"; }
+checks_passed=$((checks_passed + 1))
+stop_engine idle
+check_eq "the idle instance's exit code" 0 "$engine_rc"
 
 echo "== A again, from its own state directory: refused, B's progress stays"
 numbered_orders 100 110 | produce "$src"

@@ -33,6 +33,7 @@ constexpr std::uint64_t default_max_records = 100'000;
 constexpr std::uint64_t max_max_records = 1'000'000'000;
 constexpr std::size_t default_max_diffs = 20;
 constexpr std::size_t max_max_diffs = 10'000;
+constexpr std::uint64_t max_last_records = 1'000'000'000;
 
 constexpr std::string_view help =
     "usage: streamt diff OLD_PLAN NEW_PLAN --bootstrap-servers HOSTS [options]\n"
@@ -53,6 +54,8 @@ constexpr std::string_view help =
     "  --from WHERE                earliest (default): every partition from its log start;\n"
     "                              committed: from where OLD_PLAN's application stands\n"
     "                              (its group's committed offsets; the log start where none);\n"
+    "                              last:N: each partition's last N offsets (1..1000000000),\n"
+    "                              recent records even once the application has caught up;\n"
     "                              TOPIC/PARTITION@OFFSET[,...]: those partitions only\n"
     "  --max-records N             read at most N records in all (default 100000; 1..1000000000)\n"
     "  --max-diffs N               print the first N differing records (default 20; 0..10000)\n"
@@ -67,8 +70,12 @@ constexpr std::string_view help =
     "An Avro sink's outputs are compared, and printed, as the JSON values of their\n"
     "fields (what the plan would write with a JSON sink): no sink schema is registered.\n"
     "\n"
-    "exit codes: 0 no record differs; 3 some records differ; 1 a plan refused, or the\n"
-    "            plans read different topics; 2 usage; 69 brokers unreachable, the topic\n"
+    "The report says how many records were compared on each partition.\n"
+    "\n"
+    "exit codes: 0 no record differs; 3 some records differ; 4 no record compared, so\n"
+    "            nothing was tested (each partition was at its end where the read\n"
+    "            started: try --from last:N); 1 a plan refused, or the plans read\n"
+    "            different topics; 2 usage; 69 brokers unreachable, the topic\n"
     "            missing or a request failed; 75 OLD_PLAN's group has an open transaction\n"
     "            (--from committed); 74 writing the report failed; 78 a setting refused,\n"
     "            or a --from position (or a committed offset) outside the topic; with\n"
@@ -76,11 +83,15 @@ constexpr std::string_view help =
 
 std::string where(const kafka::topic_partition& p) { return p.topic + "/" + std::to_string(p.partition); }
 
-enum class start_kind { earliest, committed, positions };
+enum class start_kind { earliest, committed, last, positions };
 struct start_spec {
   start_kind kind = start_kind::earliest;
+  std::uint64_t last = 0;                  // for start_kind::last: how many offsets
   std::vector<record_position> positions;  // for start_kind::positions, in partition order
 };
+
+constexpr std::string_view from_forms =
+    "--from takes earliest, committed, last:N, or TOPIC/PARTITION@OFFSET[,...] (orders/0@1042,orders/1@977)";
 
 // --from's value, or why it is none.
 std::optional<std::string> parse_from(const std::string& text, start_spec& out) {
@@ -89,17 +100,24 @@ std::optional<std::string> parse_from(const std::string& text, start_spec& out) 
     out.kind = start_kind::committed;
     return std::nullopt;
   }
+  if (constexpr std::string_view last = "last:"; text.starts_with(last)) {
+    const std::string n = text.substr(last.size());
+    const std::string shown = n.size() > 32 ? n.substr(0, 32) + "..." : n;
+    auto v = whole_number<std::uint64_t>(n, 1, max_last_records);
+    if (!v)
+      return "--from last:N takes a whole number of records from 1 to " + std::to_string(max_last_records) +
+             "; got '" + shown + "'";
+    out.kind = start_kind::last;
+    out.last = *v;
+    return std::nullopt;
+  }
   out.kind = start_kind::positions;
   std::map<std::int32_t, record_position> by_partition;
   for (std::size_t from = 0;;) {
     const std::size_t comma = text.find(',', from);
     const std::string item = text.substr(from, comma - from);
     auto p = parse_record_position(item, std::numeric_limits<std::int64_t>::max());
-    if (!p) {
-      const std::string forms =
-          "--from takes earliest, committed, or TOPIC/PARTITION@OFFSET[,...] (orders/0@1042,orders/1@977)";
-      return forms + "; '" + item + "' is none of them";
-    }
+    if (!p) return std::string(from_forms) + "; '" + item + "' is none of them";
     if (by_partition.count(p->partition.partition))
       return "--from names partition " + std::to_string(p->partition.partition) + " twice";
     if (!by_partition.empty() && by_partition.begin()->second.partition.topic != p->partition.topic)
@@ -185,7 +203,9 @@ std::variant<std::vector<partition_range>, int> plan_ranges(const kafka::partiti
     const kafka::topic_partition tp{topic, partition};
     auto w = reader.query_watermarks(tp, timeout);
     if (!w) return unavailable("reading the start and end of " + where(tp), w.error());
-    const std::int64_t offset = start.value_or(w->low);
+    const std::int64_t offset = from.kind == start_kind::last
+                                    ? engine::last_records_start(w->low, w->high, from.last)
+                                    : start.value_or(w->low);
     // The engine refuses a committed offset outside the log too (exit 78):
     // reading from elsewhere would preview records the plan would not see.
     if (offset < w->low || offset > w->high) {
@@ -201,6 +221,11 @@ std::variant<std::vector<partition_range>, int> plan_ranges(const kafka::partiti
     ranges.push_back({tp, offset, w->high, offset});
   }
   return ranges;
+}
+
+std::uint64_t records_on(const engine::plan_comparison& c, const kafka::topic_partition& p) {
+  const auto found = c.records_by_partition().find(p.partition);
+  return found == c.records_by_partition().end() ? 0 : found->second;
 }
 
 boost::json::value outcome_json(const engine::plan_outcome& o) {
@@ -259,7 +284,8 @@ void print_json(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
                                         {"from", r.from},
                                         {"end", r.end},
                                         {"read_to", r.read_to},
-                                        {"complete", r.complete()}});
+                                        {"complete", r.complete()},
+                                        {"records", records_on(c, r.partition)}});
   }
   out["complete"] = complete;
   out["partitions"] = std::move(parts);
@@ -288,8 +314,8 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
   if (old_plan.p.sink.format == plan::sink_format::avro || new_plan.p.sink.format == plan::sink_format::avro)
     os << "sink format: old " << plan::to_string(old_plan.p.sink.format) << ", new "
        << plan::to_string(new_plan.p.sink.format) << " (Avro outputs compared as the JSON of their values)\n";
-  os << "read " << c.records() << " record" << (c.records() == 1 ? "" : "s") << " of "
-     << old_plan.p.identity.source_topic << " from " << from << ":\n";
+  // The counts come after the partitions, on the "compared" line.
+  os << "read " << old_plan.p.identity.source_topic << " from " << from << ":\n";
   bool complete = true;
   for (const partition_range& r : ranges) {
     complete = complete && r.complete();
@@ -304,6 +330,16 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
          << " (--max-records " << max_records << " reached)\n";
   }
   if (ranges.empty()) os << "  no partition\n";
+  // What a gate tested, partition by partition: a pass over few records
+  // says little, and one over none says nothing (exit 4).
+  if (c.records() == 0) {
+    os << "compared no record\n";
+  } else {
+    os << "compared " << c.records() << " record" << (c.records() == 1 ? "" : "s") << ":";
+    for (std::size_t i = 0; i < ranges.size(); ++i)
+      os << (i ? ", " : " ") << where(ranges[i].partition) << ' ' << records_on(c, ranges[i].partition);
+    os << '\n';
+  }
   const auto row = [&os](std::string_view name, std::uint64_t a, std::uint64_t b) {
     os << "  " << std::left << std::setw(12) << name << std::right << std::setw(12) << a << std::setw(12) << b
        << '\n';
@@ -315,7 +351,9 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
   row("tombstones", c.old_tally().tombstones, c.new_tally().tombstones);
   row("invalid", c.old_tally().invalid, c.new_tally().invalid);
   const engine::difference_counts& d = c.differences();
-  if (d.total() == 0) {
+  if (c.records() == 0) {
+    os << "nothing was tested: no record was compared\n";
+  } else if (d.total() == 0) {
     os << "no record differs" << (complete ? "" : " (among those read)") << '\n';
   } else {
     os << d.total() << " record" << (d.total() == 1 ? "" : "s") << " differ: " << d.old_only
@@ -328,6 +366,25 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
     }
   }
   std::cout << os.str();
+}
+
+// Why a read found no record, by where it started, and what to give instead.
+std::string why_none(const start_spec& from) {
+  constexpr std::string_view instead = "; give --from last:N to compare each partition's last N records";
+  switch (from.kind) {
+    case start_kind::committed:
+      return "OLD_PLAN's application has caught up (each committed offset is its partition's end)" +
+             std::string(instead);
+    case start_kind::positions:
+      return "no position given has a committed record after it" + std::string(instead);
+    case start_kind::last:
+      return "the last " + std::to_string(from.last) +
+             " offsets of each partition hold no committed record (the topic is empty, or they are "
+             "transaction markers: give a larger N)";
+    case start_kind::earliest:
+      break;
+  }
+  return "no partition holds a committed record (the topic is empty, or retention deleted its records)";
 }
 
 }  // namespace
@@ -441,6 +498,10 @@ int cmd_diff(std::span<char* const> args) {
   if (!std::cout) {
     say_error("diff", "writing the report to standard output failed");
     return engine::to_int(engine::exit_code::io_error);
+  }
+  if (comparison.records() == 0) {
+    say_error("diff", "compared no record, so nothing was tested and this is no pass: " + why_none(from));
+    return engine::to_int(engine::exit_code::no_evidence);
   }
   return engine::to_int(comparison.differences().total() == 0 ? engine::exit_code::ok
                                                               : engine::exit_code::differences);

@@ -255,6 +255,24 @@ int show(const kafka::group_admin& admin, const kafka_access& k, const std::stri
   return 0;
 }
 
+// A group without a committed offset has no lag to judge the application
+// by: status says why on stderr and exits 4, so a gate that runs it cannot
+// pass a misspelled application id, or one that never committed.
+int no_committed_offsets(const fleet& f, const std::string& group) {
+  if (f.group.members == 0 && !f.log_exists)
+    say_error("status", "no application '" + group +
+                            "' has run against these brokers: its group has no member and no committed "
+                            "offset, and there is no plan log; check the APPLICATION_ID's spelling and "
+                            "--bootstrap-servers");
+  else
+    say_error("status", "application '" + group + "' has no committed offset yet (group " + f.group.state +
+                            ", " + std::to_string(f.group.members) + " member" +
+                            (f.group.members == 1 ? "" : "s") +
+                            "): it has not committed its first transaction, or its offsets expired "
+                            "(the broker's offsets.retention.minutes); check its log");
+  return engine::to_int(engine::exit_code::no_evidence);
+}
+
 // streamt status: the fleet in a few lines. Which plan holds the
 // application (the plan log), and for each plan that committed partitions:
 // which, by which instances, and their lag.
@@ -271,7 +289,11 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
   // Keyed by digest; "" for partitions without a streamt lineage.
   std::map<std::string, by_plan> plans;
   std::int64_t total_lag = 0;
+  bool committed = false;
   for (const auto& [p, r] : f.rows) {
+    // A --topic partition the group never committed is listed, but is no
+    // committed offset.
+    committed = committed || r.committed.has_value();
     const std::optional<engine::lineage> l = engine::from_commit_metadata(r.metadata);
     by_plan& b = plans[l ? l->plan_digest : std::string()];
     b.partitions.push_back(p);
@@ -285,6 +307,7 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
     out["state"] = f.group.state;
     out["members"] = f.group.members;
     out["plan_log"] = plan_log_json(f);
+    out["committed"] = committed;
     out["lag"] = total_lag;
     boost::json::array list;
     for (const auto& [digest, b] : plans) {
@@ -301,17 +324,11 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
     }
     out["plans"] = std::move(list);
     std::cout << boost::json::serialize(out) << '\n';
-    return 0;
+    return committed ? 0 : no_committed_offsets(f, group);
   }
   std::cout << "application " << group << ": group " << f.group.state << ", " << f.group.members << " member"
             << (f.group.members == 1 ? "" : "s") << ", lag " << total_lag << '\n'
             << plan_log_line(f) << '\n';
-  if (plans.empty() && f.group.members == 0 && !f.log_exists)
-    std::cout << "no application '" << group
-              << "' has run against these brokers: no member, no plan log, no committed offsets (check "
-                 "APPLICATION_ID and --bootstrap-servers)\n";
-  else if (plans.empty())
-    std::cout << "no committed offsets yet\n";
   for (const auto& [digest, b] : plans) {
     std::cout << (digest.empty() ? std::string("no streamt plan") : "plan " + short_digest(digest));
     if (f.standing && digest == f.standing->claim.plan.plan_digest) std::cout << " (holds the application)";
@@ -329,7 +346,7 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
     }
     std::cout << '\n';
   }
-  return 0;
+  return committed ? 0 : no_committed_offsets(f, group);
 }
 
 int skip(const kafka::group_admin& admin, const std::string& group, const skip_target& target,
@@ -448,7 +465,9 @@ int cmd_status(std::span<char* const> args) {
       "  --format text|json          text (default), or one JSON object\n"
       "  --timeout-ms N              bound on each request (default 30000; 1..3600000)\n"
       "\n"
-      "exit codes: 0 done; 2 usage; 69 brokers unreachable or a request failed;\n"
+      "exit codes: 0 done: the group has committed offsets; 4 no committed offset (no\n"
+      "            such application, or it never committed): nothing to judge by;\n"
+      "            2 usage; 69 brokers unreachable or a request failed;\n"
       "            75 a transaction of the group is open (try again); 78 a setting refused;\n"
       "            74 standard output not writable\n";
   option_spec spec{{"--bootstrap-servers", "-X", "--config", "--topic", "--format", "--timeout-ms"},

@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(counts_records_of_committed_transactions_and_rolled_back_on
   BOOST_TEST(s.at("streamt_records_consumed_total") == "13");
   BOOST_TEST(s.at("streamt_records_produced_total") == "7");
   BOOST_TEST(s.at("streamt_records_filtered_total") == "5");
-  BOOST_TEST(s.at("streamt_tombstones_total") == "1");
+  BOOST_TEST(s.at("streamt_records_tombstones_total") == "1");
   BOOST_TEST(s.at("streamt_records_rolled_back_total") == "7");
   BOOST_TEST(s.at("streamt_transactions_committed_total") == "2");
   BOOST_TEST(s.at("streamt_transactions_aborted_total") == "1");
@@ -107,8 +107,8 @@ BOOST_AUTO_TEST_CASE(counts_the_null_values_written_within_tombstones_and_filter
   BOOST_TEST(s.at("streamt_records_produced_total") == "2");
   BOOST_TEST(s.at("streamt_records_filtered_total") == "2");
   BOOST_TEST(s.at("streamt_records_deleted_total") == "2");
-  BOOST_TEST(s.at("streamt_tombstones_total") == "1");
-  BOOST_TEST(s.at("streamt_tombstones_forwarded_total") == "1");
+  BOOST_TEST(s.at("streamt_records_tombstones_total") == "1");
+  BOOST_TEST(s.at("streamt_records_tombstones_forwarded_total") == "1");
 }
 
 BOOST_AUTO_TEST_CASE(commit_latency_buckets_are_cumulative_and_end_at_the_count) {
@@ -181,6 +181,16 @@ BOOST_AUTO_TEST_CASE(build_info_and_process_metrics_are_exposed_and_process_ones
   for (const auto& [k, v] : s)
     if (k.starts_with("streamt_build_info{version=\"") && v == "1") build_info = true;
   BOOST_TEST(build_info);
+  // The librdkafka version is a build fact: in streamt_build_info, and in no
+  // other series.
+  std::size_t with_librdkafka_version = 0;
+  for (const auto& [k, v] : s)
+    if (k.find("librdkafka_version=") != std::string::npos) {
+      BOOST_TEST_INFO("series " << k);
+      BOOST_TEST(k.starts_with("streamt_build_info{"));
+      ++with_librdkafka_version;
+    }
+  BOOST_TEST(with_librdkafka_version == 1u);
   m.include_process_metrics(false);
   s = samples_of(m.prometheus_text());
   BOOST_TEST(s.count("process_cpu_seconds_total") == 0u);
@@ -281,7 +291,8 @@ BOOST_AUTO_TEST_CASE(takes_brokers_queue_and_transaction_state_from_librdkafka_s
   BOOST_TEST(s->queued_messages == 12u);
   BOOST_TEST(s->tx_bytes == 3456u);
   BOOST_TEST_REQUIRE(s->brokers.size() == 1u);
-  BOOST_TEST(s->brokers[0].name == "127.0.0.1:9092/1");
+  BOOST_TEST(s->brokers[0].address == "127.0.0.1:9092");
+  BOOST_TEST(s->brokers[0].node_id == 1);
   BOOST_TEST(s->brokers[0].up);
   BOOST_TEST(s->brokers[0].rtt_avg_seconds == 0.0015, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(s->brokers[0].throttle_max_seconds == 0.85, boost::test_tools::tolerance(1e-12));
@@ -289,10 +300,66 @@ BOOST_AUTO_TEST_CASE(takes_brokers_queue_and_transaction_state_from_librdkafka_s
   engine::metrics m;
   m.statistics(*s);
   const auto samples = samples_of(m.prometheus_text());
-  BOOST_TEST(samples.at("streamt_kafka_broker_up{broker=\"127.0.0.1:9092/1\"}") == "1");
-  BOOST_TEST(samples.at("streamt_kafka_broker_throttle_max_seconds{broker=\"127.0.0.1:9092/1\"}") == "0.85");
+  BOOST_TEST(samples.at("streamt_kafka_broker_up{broker=\"127.0.0.1:9092\",node_id=\"1\"}") == "1");
+  BOOST_TEST(
+      samples.at("streamt_kafka_broker_throttle_max_seconds{broker=\"127.0.0.1:9092\",node_id=\"1\"}") ==
+      "0.85");
   BOOST_TEST(samples.at("streamt_kafka_producer_queue_messages") == "12");
   BOOST_TEST(samples.at("streamt_kafka_transaction_state{state=\"InTransaction\"}") == "1");
+}
+
+// librdkafka names a broker "[proto://]host:port/id"; without the JSON's
+// nodename and nodeid the labels come from that name.
+BOOST_AUTO_TEST_CASE(the_broker_address_and_node_id_are_two_labels_even_from_a_tls_broker_name) {
+  const std::string json = R"({"brokers":{
+      "ssl://kafka-2.example:9093/2":{"nodeid":2,"nodename":"kafka-2.example:9093","state":"UP"},
+      "ssl://kafka-3.example:9093/3":{"state":"DOWN"}}})";
+  const std::optional<engine::client_statistics> s = engine::parse_client_statistics(json);
+  BOOST_TEST_REQUIRE(s.has_value());
+  engine::metrics m;
+  m.statistics(*s);
+  const auto samples = samples_of(m.prometheus_text());
+  BOOST_TEST(samples.at("streamt_kafka_broker_up{broker=\"kafka-2.example:9093\",node_id=\"2\"}") == "1");
+  BOOST_TEST(samples.at("streamt_kafka_broker_up{broker=\"kafka-3.example:9093\",node_id=\"3\"}") == "0");
+  BOOST_TEST(
+      samples.count("streamt_kafka_broker_rtt_avg_seconds{broker=\"kafka-3.example:9093\",node_id=\"3\"}") ==
+      1u);
+}
+
+// Every state librdkafka knows is a series from the start, 1 for the current
+// one and 0 for the others, so none comes and goes with the state.
+BOOST_AUTO_TEST_CASE(every_transaction_state_is_exported_with_1_for_the_current_one_and_0_for_the_others) {
+  auto states = [](const engine::metrics& m) {
+    std::map<std::string, std::string> out;
+    for (const auto& [k, v] : samples_of(m.prometheus_text()))
+      if (k.starts_with("streamt_kafka_transaction_state{")) out[k] = v;
+    return out;
+  };
+  const std::size_t known = std::size(engine::transaction_states);
+  BOOST_TEST(known == 13u);
+  engine::metrics m;
+  auto before = states(m);  // before the first statistics report: all 0
+  BOOST_TEST(before.size() == known);
+  for (const auto& [k, v] : before) BOOST_TEST(v == "0");
+  for (const std::string state : {"Ready", "InTransaction", "CommittingTransaction", "FatalError"}) {
+    engine::client_statistics s;
+    s.transaction_state = state;
+    m.statistics(s);
+    const auto now = states(m);
+    BOOST_TEST(now.size() == known);
+    for (const auto& [k, v] : now) {
+      BOOST_TEST_INFO("series " << k);
+      BOOST_TEST(v == (k == "streamt_kafka_transaction_state{state=\"" + state + "\"}" ? "1" : "0"));
+    }
+  }
+  // A state of a newer librdkafka is shown besides the known ones.
+  engine::client_statistics s;
+  s.transaction_state = "SomethingNew";
+  m.statistics(s);
+  const auto newer = states(m);
+  BOOST_TEST(newer.size() == known + 1);
+  BOOST_TEST(newer.at("streamt_kafka_transaction_state{state=\"SomethingNew\"}") == "1");
+  BOOST_TEST(newer.at("streamt_kafka_transaction_state{state=\"Ready\"}") == "0");
 }
 
 BOOST_AUTO_TEST_CASE(refuses_statistics_that_are_not_a_json_object) {

@@ -7,6 +7,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -100,6 +102,29 @@ BOOST_AUTO_TEST_CASE(only_the_first_differences_are_kept_and_all_are_counted) {
   BOOST_TEST(c.differences().old_only == 5u);
   BOOST_TEST_REQUIRE(c.kept().size() == 2u);
   BOOST_TEST(c.kept()[1].offset == 1);
+}
+
+BOOST_AUTO_TEST_CASE(each_partition_counts_the_records_compared_on_it_and_an_unread_one_is_absent) {
+  engine::plan_comparison c(orders_plan(50), orders_plan(50), 10);
+  BOOST_TEST(c.records_by_partition().empty());
+  engine::record_view r = record(0, R"({"id":"a","amount":120})");
+  c.compare(r);
+  r.partition = 5;
+  c.compare(r);
+  c.compare(r);
+  const std::map<std::int32_t, std::uint64_t> expected{{2, 1u}, {5, 2u}};
+  BOOST_TEST((c.records_by_partition() == expected));
+  BOOST_TEST(c.records() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(the_last_n_records_start_n_offsets_before_the_end_or_at_the_log_start) {
+  BOOST_TEST(engine::last_records_start(0, 1000, 10) == 990);
+  BOOST_TEST(engine::last_records_start(400, 1000, 600) == 400);
+  BOOST_TEST(engine::last_records_start(400, 1000, 601) == 400);  // fewer remain: the log start
+  BOOST_TEST(engine::last_records_start(7, 7, 1) == 7);           // an empty partition
+  constexpr std::int64_t far = std::numeric_limits<std::int64_t>::max();
+  BOOST_TEST(engine::last_records_start(0, far, 1) == far - 1);
+  BOOST_TEST(engine::last_records_start(5, 9, std::numeric_limits<std::uint64_t>::max()) == 5);
 }
 
 BOOST_AUTO_TEST_CASE(an_avro_sink_s_outputs_are_compared_as_the_json_of_their_values) {
