@@ -12,8 +12,10 @@ namespace streamt::engine {
 std::optional<std::uint64_t> total_lag(std::span<const partition_standing> partitions) {
   std::uint64_t lag = 0;
   for (const partition_standing& p : partitions) {
-    if (!p.end || !p.at) return std::nullopt;
-    if (*p.end > *p.at) lag += static_cast<std::uint64_t>(*p.end - *p.at);
+    std::optional<std::int64_t> at = p.read_to ? p.read_to : p.assigned_at ? p.assigned_at : p.log_start;
+    if (p.committed && (!at || *at < *p.committed)) at = p.committed;
+    if (!p.end || !at) return std::nullopt;
+    if (*p.end > *at) lag += static_cast<std::uint64_t>(*p.end - *at);
   }
   return lag;
 }

@@ -23,18 +23,27 @@
 
 namespace streamt::engine {
 
-// Where one partition stands, as the consumer last saw it without asking the
-// broker: its end offset, and the offset the run is at (what it committed,
-// or, with nothing open, what it has read past: markers and aborted records
-// hold no record for a read_committed reader).
+// What the run knows of one partition without asking the broker: its end
+// offset as the consumer last saw it, the consumer's position (after the
+// last record handed over, past markers and aborted records, which hold no
+// record for a read_committed reader; nullopt before the first record
+// since the assignment), where it was assigned or rewound to (nullopt: the
+// earliest offset), its log start as the last fetch response said, and the
+// offset this process last committed for it.
 struct partition_standing {
-  std::optional<std::int64_t> end;
-  std::optional<std::int64_t> at;
+  std::optional<std::int64_t> end = std::nullopt;
+  std::optional<std::int64_t> read_to = std::nullopt;
+  std::optional<std::int64_t> assigned_at = std::nullopt;
+  std::optional<std::int64_t> log_start = std::nullopt;
+  std::optional<std::int64_t> committed = std::nullopt;
 };
 
 // The records between where the run stands and the end of each partition,
-// summed (a partition at or past its end counts 0); nullopt while a
-// partition's end or position is not known yet (not fetched from).
+// summed (a partition at or past its end counts 0). A partition stands at
+// the consumer's position; before its first record, where it was assigned
+// (or its log start, for the earliest); never behind what this process
+// committed. nullopt while a partition's end or standing is not known yet
+// (not fetched from).
 std::optional<std::uint64_t> total_lag(std::span<const partition_standing> partitions);
 
 // "orders[0,2,5]", "orders[0-5,9]": the partitions of a topic, sorted, runs

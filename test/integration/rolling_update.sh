@@ -107,7 +107,7 @@ retire() {
   case $engine_rc in
     0) echo "  $1 stopped cleanly" ;;
     78)
-      grep -qF "by plan $b" "$work/$1.log" && grep -qF "which supersedes this plan $a" "$work/$1.log" ||
+      grep -qF "by plan ${b:0:19}" "$work/$1.log" && grep -qF "which supersedes this plan ${a:0:19}" "$work/$1.log" ||
         { show_log "$1"; fail "$1 exited 78 for another reason than a partition B committed"; }
       refused_a=$((refused_a + 1))
       echo "  $1 had exited 78: given a partition B had committed, it refused it"

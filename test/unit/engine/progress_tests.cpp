@@ -169,15 +169,41 @@ BOOST_AUTO_TEST_CASE(samples_closer_than_a_fifth_of_a_second_share_one_point_of_
 }
 
 BOOST_AUTO_TEST_CASE(the_lag_sums_each_partitions_distance_to_its_end_and_is_unknown_until_each_is_known) {
-  const std::vector<partition_standing> known = {{100, 40}, {7, 7}, {5, 9}};
+  const std::vector<partition_standing> known = {partition_standing{.end = 100, .read_to = 40},
+                                                 partition_standing{.end = 7, .read_to = 7},
+                                                 partition_standing{.end = 5, .read_to = 9}};
   BOOST_TEST_REQUIRE(total_lag(known).has_value());
   BOOST_TEST(*total_lag(known) == 60u);
-  const std::vector<partition_standing> unfetched = {{100, 40}, {std::nullopt, 0}};
+  const std::vector<partition_standing> unfetched = {partition_standing{.end = 100, .read_to = 40},
+                                                     partition_standing{.read_to = 0}};
   BOOST_TEST(!total_lag(unfetched).has_value());
-  const std::vector<partition_standing> unread = {{100, std::nullopt}};
+  const std::vector<partition_standing> unread = {partition_standing{.end = 100}};
   BOOST_TEST(!total_lag(unread).has_value());
   BOOST_TEST_REQUIRE(total_lag({}).has_value());
   BOOST_TEST(*total_lag({}) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_partition_not_read_from_yet_stands_where_it_was_assigned_or_at_its_log_start) {
+  const std::vector<partition_standing> assigned = {
+      partition_standing{.end = 100, .assigned_at = 60, .log_start = 0}};
+  BOOST_TEST_REQUIRE(total_lag(assigned).has_value());
+  BOOST_TEST(*total_lag(assigned) == 40u);
+  const std::vector<partition_standing> earliest = {partition_standing{.end = 100, .log_start = 30}};
+  BOOST_TEST_REQUIRE(total_lag(earliest).has_value());
+  BOOST_TEST(*total_lag(earliest) == 70u);
+  const std::vector<partition_standing> not_fetched = {partition_standing{.end = 100}};
+  BOOST_TEST(!total_lag(not_fetched).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_partition_never_stands_behind_what_this_process_committed) {
+  const std::vector<partition_standing> p = {
+      partition_standing{.end = 100, .read_to = 50, .assigned_at = 10, .log_start = 0, .committed = 80}};
+  BOOST_TEST_REQUIRE(total_lag(p).has_value());
+  BOOST_TEST(*total_lag(p) == 20u);
+  const std::vector<partition_standing> read_past = {
+      partition_standing{.end = 100, .read_to = 90, .assigned_at = 10, .log_start = 0, .committed = 80}};
+  BOOST_TEST_REQUIRE(total_lag(read_past).has_value());
+  BOOST_TEST(*total_lag(read_past) == 10u);
 }
 
 BOOST_AUTO_TEST_CASE(partitions_are_named_compactly_with_runs_as_ranges) {
