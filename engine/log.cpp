@@ -101,6 +101,9 @@ constexpr field_name line_fields[] = {
     {log_attribute::dead_lettered, "dead_lettered", field_kind::number},
     {log_attribute::transactions_committed, "transactions_committed", field_kind::number},
     {log_attribute::duration_ms, "duration_ms", field_kind::number},
+    {log_attribute::lag, "lag", field_kind::number},
+    {log_attribute::records_per_second, "records_per_second", field_kind::number},
+    {log_attribute::catch_up_seconds, "catch_up_seconds", field_kind::number},
     {log_attribute::exit_code, "exit_code", field_kind::number},
 };
 
@@ -124,6 +127,30 @@ std::optional<boost::json::value> integer_of(const boost::log::record_view& rec,
          (out = integer_as<long>(rec, name)) || (out = integer_as<long long>(rec, name)) ||
          (out = integer_as<unsigned short>(rec, name)) || (out = integer_as<unsigned>(rec, name)) ||
          (out = integer_as<unsigned long>(rec, name)) || (out = integer_as<unsigned long long>(rec, name)));
+  return out;
+}
+
+// `message` with each whole plan digest ("sha256:" and 64 hex digits) cut
+// to its first 12 hex digits, as the bracket shows the pipeline's: a
+// restart's lines name several plans, and nine full digests in twelve lines
+// hid what the lines said. The JSON format keeps them whole.
+std::string with_short_digests(std::string_view message) {
+  constexpr std::string_view prefix = "sha256:";
+  constexpr std::size_t whole = 64, kept = 12;
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  std::string out;
+  out.reserve(message.size());
+  std::size_t from = 0;
+  for (std::size_t at = message.find(prefix); at != std::string_view::npos;
+       at = message.find(prefix, at + 1)) {
+    const std::size_t digits = at + prefix.size();
+    std::size_t n = 0;
+    while (digits + n < message.size() && hex(message[digits + n])) ++n;
+    if (n != whole) continue;
+    out.append(message.substr(from, digits + kept - from));
+    from = digits + whole;
+  }
+  out.append(message.substr(from));
   return out;
 }
 
@@ -178,7 +205,7 @@ void format_text(const boost::log::record_view& rec, boost::log::formatting_ostr
     out << ']';
   }
   out << ": ";
-  if (auto m = rec[boost::log::expressions::smessage]) out << m.get();
+  if (auto m = rec[boost::log::expressions::smessage]) out << with_short_digests(m.get());
 }
 
 void format_json(const boost::log::record_view& rec, boost::log::formatting_ostream& out) {

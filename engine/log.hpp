@@ -74,6 +74,13 @@ inline constexpr char deleted[] = "Deleted";                               // ->
 inline constexpr char dead_lettered[] = "DeadLettered";                    // -> "dead_lettered"
 inline constexpr char transactions_committed[] = "TransactionsCommitted";  // -> "transactions_committed"
 inline constexpr char duration_ms[] = "DurationMs";  // integer -> "duration_ms": how long the event took
+// integers, on the progress lines (engine/progress.hpp): the records between
+// where the run stands and the end of its partitions, the records consumed
+// per second of late, and the seconds to catch up at the pace the lag
+// shrinks (left out when it does not).
+inline constexpr char lag[] = "Lag";                              // -> "lag"
+inline constexpr char records_per_second[] = "RecordsPerSecond";  // -> "records_per_second"
+inline constexpr char catch_up_seconds[] = "CatchUpSeconds";      // -> "catch_up_seconds"
 // integer -> "exit_code": the exit code a command's closing line announces.
 inline constexpr char exit_code[] = "ExitCode";
 }  // namespace log_attribute
@@ -149,8 +156,9 @@ void set_process_pipeline_attributes(const std::string& application_id, const st
 
 enum class log_format {
   // "2026-12-01T05:00:00.123456Z info engine [orders-big sha256:3f2a9c1b0e7d txn 12]: message"
-  // for people: the digest shortened to 12 hex digits; the bracket holds
-  // what the line carries and is left out when it carries none of the three.
+  // for people: the digest shortened to 12 hex digits, in the bracket and
+  // in the message alike; the bracket holds what the line carries and is
+  // left out when it carries none of the three.
   text,
   // {"time":"2026-12-01T05:00:00.123456Z","level":"info","channel":"engine",
   //  "application_id":"orders-big","plan_digest":"sha256:<64 hex>","txn":12,"message":"...",

@@ -403,6 +403,15 @@ std::optional<std::int64_t> consumer::cached_end_offset(const topic_partition& p
   return high;
 }
 
+std::optional<std::int64_t> consumer::cached_start_offset(const topic_partition& partition) const {
+  std::int64_t low = RD_KAFKA_OFFSET_INVALID, high = RD_KAFKA_OFFSET_INVALID;
+  if (rd_kafka_get_watermark_offsets(rk_.get(), partition.topic.c_str(), partition.partition, &low, &high) !=
+          RD_KAFKA_RESP_ERR_NO_ERROR ||
+      low < 0)
+    return std::nullopt;
+  return low;
+}
+
 std::optional<std::int64_t> consumer::position(const topic_partition& partition) const {
   partition_list_ptr list = to_list(std::vector<topic_partition>{partition});
   if (rd_kafka_position(rk_.get(), list.get()) != RD_KAFKA_RESP_ERR_NO_ERROR || list->cnt != 1 ||

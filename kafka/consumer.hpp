@@ -189,6 +189,10 @@ class consumer {
   // asking the broker (non-blocking): for the lag metric. nullopt until the
   // partition has been fetched from.
   std::optional<std::int64_t> cached_end_offset(const topic_partition& partition) const;
+  // The partition's log start offset as the last fetch response said, the
+  // same way: where a partition read from the earliest offset starts, for
+  // the lag of one nothing was read from yet.
+  std::optional<std::int64_t> cached_start_offset(const topic_partition& partition) const;
   // The offset after the last one the application has been handed or
   // librdkafka skipped for it (commit markers, aborted records), without
   // asking the broker (non-blocking). nullopt before the partition's first.

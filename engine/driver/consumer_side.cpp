@@ -78,12 +78,18 @@ std::optional<ss::run_failed> runtime::on_consumer_error(const kafka::consumer_e
 
 asio::awaitable<ss::action> runtime::on_rebalance(kafka::rebalance_event ev) {
   std::vector<ss::partition_id> ids;
-  for (const kafka::topic_partition& tp : ev.partitions) ids.push_back({tp.partition});
+  std::vector<std::int32_t> numbers;
+  for (const kafka::topic_partition& tp : ev.partitions) {
+    ids.push_back({tp.partition});
+    numbers.push_back(tp.partition);
+  }
+  // Which partitions, by number: "revoked 3 partition(s)" did not say.
+  const std::string named = name_partitions(plan_.identity.source_topic, std::move(numbers));
   if (ev.what == kafka::rebalance_event::kind::revoked) {
-    STREAMT_LOG(log_, info) << "revoked " << ev.partitions.size() << " partition(s)"
-                            << (ev.lost ? " (lost)" : "");
+    STREAMT_LOG(log_, info) << (ev.lost ? "lost " : "revoked ") << named;
     co_return session_.on(ss::revoked{std::move(ids), ev.lost});
   }
+  STREAMT_LOG(log_, info) << "assigned " << named;
   kafka::kafka_result<std::vector<kafka::committed_offset>> committed =
       co_await committed_offsets(ev.partitions);
   if (!committed) {

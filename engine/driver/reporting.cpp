@@ -2,11 +2,14 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 // What a run tells its operator: the session's decisions worth a line, the
-// commits (a line for the first ones, then one a minute), the metrics after
-// each commit, how the run before this one ended, and the run report with
-// its closing line and last-run.json.
+// commits (a line for the first ones, then one a minute), the progress
+// toward the end of the input (engine/progress.hpp decides when a line is
+// due), the metrics after each commit, how the run before this one ended,
+// and the run report with its closing line and last-run.json.
 
 #include "engine/driver/runtime.hpp"
+
+#include <cmath>
 
 namespace streamt::engine::driver {
 
@@ -27,6 +30,31 @@ struct count_fields {
                << log_field(log_attribute::tombstones_forwarded, f.counts.tombstones_forwarded)
                << log_field(log_attribute::deleted, f.counts.deleted)
                << log_field(log_attribute::dead_lettered, f.counts.dead_lettered);
+  }
+};
+
+// "2 consumed, 1 emitted, 1 filtered, 0 tombstones", and the dead-lettered
+// records of a plan that dead-letters: the text of every line that counts.
+// A plan without a dead-letter topic never dead-letters, and its lines stay
+// shorter without a count that is always 0.
+std::string count_text(const record_counts& c, bool dead_letters) {
+  std::string s = std::to_string(c.consumed) + " consumed, " + std::to_string(c.emitted) + " emitted, " +
+                  filtered_and_tombstones(c);
+  if (dead_letters || c.dead_lettered != 0) s += ", " + std::to_string(c.dead_lettered) + " dead-lettered";
+  return s;
+}
+
+// What a progress line says besides its message, for a log collector.
+struct progress_fields {
+  const progress_line& line;
+
+  friend boost::log::record_ostream& operator<<(boost::log::record_ostream& out, const progress_fields& f) {
+    out << log_field(log_attribute::lag, f.line.now.lag);
+    if (f.line.rate)
+      out << log_field(log_attribute::records_per_second,
+                       static_cast<std::uint64_t>(std::llround(*f.line.rate)));
+    if (f.line.catch_up_in) out << log_field(log_attribute::catch_up_seconds, f.line.catch_up_in->count());
+    return out;
   }
 };
 
@@ -102,8 +130,13 @@ void runtime::report_commit(steady_clock::duration took) {
       metrics_->partition_position(tp.topic, tp.partition, ours->value, consumer_->cached_end_offset(tp));
     }
   }
-  report_read_positions();
+  if (settled())
+    report_read_positions();
+  else
+    report_progress();
 }
+
+bool runtime::settled() const { return session_.batch().empty() && session_.ledger().pending().empty(); }
 
 // With no record in hand or pending, every record the consumer delivered
 // is committed, so between a partition's committed offset and the
@@ -113,12 +146,38 @@ void runtime::report_commit(steady_clock::duration took) {
 // marker is often taken from the queue only by the poll after the commit,
 // hence also after a poll that brought no record. Quick: no broker call.
 void runtime::report_read_positions() {
-  if (!session_.batch().empty() || !session_.ledger().pending().empty()) return;
+  if (!settled()) return;
   for (ss::partition_id p : session_.ledger().owned()) {
     const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
     if (std::optional<std::int64_t> at = consumer_->position(tp))
       metrics_->partition_read_to(tp.topic, tp.partition, *at);
   }
+  report_progress();
+}
+
+// The lag (engine/progress.hpp: total_lag says where each partition
+// stands) and the counts to the progress tracker, and its line if one is
+// due. Quick: no broker call.
+void runtime::report_progress() {
+  // Without partitions there is no input to be behind on (before the first
+  // assignment, or with more instances than partitions).
+  if (session_.ledger().owned().empty()) return;
+  std::vector<partition_standing> standing;
+  for (ss::partition_id p : session_.ledger().owned()) {
+    const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
+    partition_standing s{consumer_->cached_end_offset(tp), consumer_->position(tp), std::nullopt,
+                         consumer_->cached_start_offset(tp), std::nullopt};
+    if (std::optional<ss::offset> at = session_.ledger().positioned_at(p)) s.assigned_at = at->value;
+    if (std::optional<ss::offset> ours = session_.ledger().committed_by_us(p)) s.committed = ours->value;
+    standing.push_back(s);
+  }
+  const std::optional<std::uint64_t> lag = total_lag(standing);
+  if (!lag) return;
+  const record_counts& c = session_.counters().counts;
+  progress_sample sample{c.consumed, std::nullopt, *lag};
+  if (!plan_.identity.dead_letter_topic.empty()) sample.dead_lettered = c.dead_lettered;
+  if (std::optional<progress_line> line = progress_.on(steady_clock::now(), sample))
+    STREAMT_LOG(log_, info) << progress_fields{*line} << count_fields{c} << describe(*line);
 }
 
 void runtime::log_commit(steady_clock::duration took) {
@@ -131,9 +190,8 @@ void runtime::log_commit(steady_clock::duration took) {
     const record_counts& c = session_.counters().counts;
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
     STREAMT_LOG(log_, info) << log_field(log_attribute::duration_ms, ms) << count_fields(c)
-                            << "committed transaction " << commits_ << " (" << ms << " ms): " << c.consumed
-                            << " consumed, " << c.emitted << " emitted, " << filtered_and_tombstones(c)
-                            << " so far";
+                            << "committed transaction " << commits_ << " (" << ms
+                            << " ms): " << count_text(c, !plan_.identity.dead_letter_topic.empty());
   }
 }
 
@@ -173,12 +231,8 @@ run_report runtime::finish(run_report r) {
   if (r.status == run_status::stopped)
     STREAMT_LOG(log_, info) << log_field(log_attribute::status, name_of(r.status)) << count_fields(r.counts)
                             << log_field(log_attribute::transactions_committed, r.transactions_committed)
-                            << "stopped cleanly: " << r.counts.consumed << " consumed, " << r.counts.emitted
-                            << " emitted, " << filtered_and_tombstones(r.counts) << ", "
-                            << (r.counts.dead_lettered != 0
-                                    ? std::to_string(r.counts.dead_lettered) + " dead-lettered, "
-                                    : std::string())
-                            << r.transactions_committed << " transactions committed";
+                            << "stopped cleanly: "
+                            << count_text(r.counts, !plan_.identity.dead_letter_topic.empty());
   else if (r.invalid)
     STREAMT_LOG(log_, error) << log_field(log_attribute::status, name_of(r.status))
                              << record_fields{*r.invalid} << r.message;

@@ -24,6 +24,7 @@
 #include "engine/driver/stop_request.hpp"
 #include "engine/kafka_runtime.hpp"
 #include "engine/log.hpp"
+#include "engine/progress.hpp"
 #include "engine/session/session.hpp"
 #include "engine/state_dir.hpp"
 #include "kafka/consumer.hpp"
@@ -123,6 +124,8 @@ class runtime {
   void log_commit(steady_clock::duration took);
   void report_commit(steady_clock::duration took);
   void report_read_positions();
+  void report_progress();
+  bool settled() const;
   void report_previous_run();
   run_report fail(run_status s, std::string message) const;
   run_report outcome() const;
@@ -174,6 +177,8 @@ class runtime {
   std::exception_ptr drain_crashed_;
   std::uint64_t commits_ = 0;
   steady_clock::time_point last_summary_{};
+  // Whether the run is behind, and how fast it catches up (reporting.cpp).
+  progress_tracker progress_;
 };
 
 }  // namespace streamt::engine::driver

@@ -83,11 +83,12 @@ ss::prepared runtime::prepare() {
   ready.instance_id = state_->instance_id();
   lineage_ = to_commit_metadata(
       {ready.plan.digest, state_->instance_id(), ready.plan.output_shape, ready.plan.supersedes});
+  // Two lines, not one of 250 characters: what runs, then how.
   STREAMT_LOG(log_, info) << "starting " << plan_.identity.application_id << ": "
                           << plan_.identity.source_topic << " -> " << plan_.identity.sink_topic << ", plan "
-                          << plan::digest(plan_) << ", transactional id " << txn_id_ << ", librdkafka "
-                          << kafka::library_version() << ", state directory " << options_.state_dir
-                          << (state_->first_run() ? " (new instance)" : "")
+                          << plan::digest(plan_) << (state_->first_run() ? " (new instance)" : "");
+  STREAMT_LOG(log_, info) << "transactional id " << txn_id_ << ", librdkafka " << kafka::library_version()
+                          << ", state directory " << options_.state_dir
                           << (options_.lineage_header.empty()
                                   ? std::string()
                                   : ", lineage header " + options_.lineage_header);
@@ -256,8 +257,10 @@ asio::awaitable<ss::batches_capped> runtime::cap_batches() {
   sink_rules_ = sink_rules::of(plan_.identity.sink_topic, (*settings)[plan_.identity.sink_topic]);
   sink_->rules(sink_rules_);
   if (sink_rules_.any())
-    STREAMT_LOG(log_, info) << "sink topic '" << plan_.identity.sink_topic << "': " << sink_rules_.describe()
-                            << "; such a record is an invalid record, at its own offset";
+    // Debug: a detail of the topic's configuration, 250 characters at info;
+    // a record it refuses gets a line of its own.
+    STREAMT_LOG(log_, debug) << "sink topic '" << plan_.identity.sink_topic << "': " << sink_rules_.describe()
+                             << "; such a record is an invalid record, at its own offset";
   std::optional<std::int64_t> cap;
   std::string capped_by;
   for (const auto& [topic, of_topic] : *settings) {

@@ -56,6 +56,12 @@ class offset_ledger {
   // ---- what the consumer may hand over ----
   // `p` was assigned at, or rewound to, `at`: its records start there.
   void positioned(partition_id p, offset at) { positions_[p] = at; }
+  // Where `p` was last assigned or rewound to; nullopt for the earliest
+  // offset (only the broker knows it) or a partition not owned.
+  std::optional<offset> positioned_at(partition_id p) const {
+    auto it = positions_.find(p);
+    return it == positions_.end() ? std::nullopt : std::optional<offset>(it->second);
+  }
   struct dropped {
     std::size_t not_owned = 0;        // of a partition this process does not own
     std::size_t before_position = 0;  // older than where the partition was positioned

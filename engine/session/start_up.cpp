@@ -536,16 +536,18 @@ start_up::branch_step start_up::step(const claim_appended& e) {
                           ": ", e.error.message, grant_log(topic))};
     return {.end = ends(run_status::unavailable, "the plan log ", topic, ": ", e.error.message)};
   }
+  // "its plan log", not the topic's name: that is the application id again
+  // (APP-streamt-plans), and the line was 250 characters long with it.
   const std::string claimed =
       "claimed " + config_.application_id + " for plan " + plan_.digest + " at offset " +
-      std::to_string(*e.at) + " of " + topic +
+      std::to_string(*e.at) + " of its plan log" +
       (pending_replaces_.empty() ? std::string() : ", replacing plan " + pending_replaces_);
   // Landed where the read ended: the log is what was read plus this claim,
   // which replaces the claim that stood, so it stands. Anywhere later,
   // another claim came between, and only reading again tells which stands.
   if (*e.at == read_end_) {
     log_ = log_step::ready;
-    return {.info = claimed + " (no other claim came between: it stands)"};
+    return {.info = claimed + "; it stands"};
   }
   action again = read_log();
   again.info = claimed;

@@ -195,6 +195,26 @@ BOOST_AUTO_TEST_CASE(a_text_line_has_utc_time_with_a_zone_and_a_bracket_with_a_s
   BOOST_TEST(c.lines()[1] == "2026-12-01T05:00:00.000000Z debug log-test: no pipeline yet");
 }
 
+BOOST_AUTO_TEST_CASE(a_text_line_shortens_each_whole_digest_in_its_message_and_a_json_line_keeps_them) {
+  const std::string other = "sha256:" + std::string(64, 'b');
+  const std::string message = "taking over orders/0 from plan " + digest + ", which plan " + other +
+                              " supersedes; not a digest: sha256:abc, sha256:" + std::string(65, 'c');
+  capture text(&engine::format_text);
+  capture json(&engine::format_json);
+  engine::logger lg = test_logger();
+  STREAMT_LOG(lg, info) << message;
+  BOOST_TEST_REQUIRE(text.lines().size() == 1u);
+  BOOST_TEST(text.lines()[0] ==
+             "2026-12-01T05:00:00.123456Z info log-test: taking over orders/0 from plan "
+             "sha256:3f2a9c1b0e7d, which plan sha256:bbbbbbbbbbbb supersedes; not a digest: "
+             "sha256:abc, sha256:" +
+                 std::string(65, 'c'));
+  BOOST_TEST_REQUIRE(json.lines().size() == 1u);
+  std::optional<boost::json::object> o = parse_object(json.lines()[0]);
+  BOOST_TEST_REQUIRE(o.has_value(), json.lines()[0]);
+  BOOST_TEST(std::string(o->at("message").as_string()) == message);
+}
+
 BOOST_AUTO_TEST_CASE(a_line_without_a_time_attribute_gets_the_current_utc_time) {
   capture c(&engine::format_json);
   engine::logger lg = test_logger(std::nullopt);

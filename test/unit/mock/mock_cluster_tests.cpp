@@ -1142,6 +1142,16 @@ BOOST_AUTO_TEST_CASE(in_json_a_dead_letter_line_names_the_record_and_a_clean_sto
   BOOST_TEST(
       stopped->at("transactions_committed").to_number<std::uint64_t>() == report.transactions_committed,
       boost::json::serialize(*stopped));
+  // The text counts the dead-lettered record too.
+  BOOST_TEST(std::string(stopped->at("message").as_string()) ==
+                 "stopped cleanly: 3 consumed, 1 emitted, 1 filtered, 0 tombstones, 1 dead-lettered",
+             boost::json::serialize(*stopped));
+  // Every record read, the run says it caught up, with its lag as a field.
+  std::optional<boost::json::object> caught_up = line_saying(lines, "caught up: lag ");
+  BOOST_TEST_REQUIRE(caught_up.has_value());
+  BOOST_TEST(caught_up->at("lag").to_number<std::uint64_t>() <= 3u, boost::json::serialize(*caught_up));
+  BOOST_TEST(std::string(caught_up->at("message").as_string()).ends_with(" dead-lettered"),
+             boost::json::serialize(*caught_up));
 }
 
 // ---- the lineage header ------------------------------------------------------

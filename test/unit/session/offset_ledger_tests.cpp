@@ -135,4 +135,15 @@ BOOST_AUTO_TEST_CASE(a_partition_given_up_and_taken_again_keeps_no_position_from
   BOOST_TEST(d.total() == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(where_a_partition_was_positioned_is_known_until_it_is_given_up) {
+  ss::offset_ledger l("orders");
+  l.take(ss::partition_id{0});
+  BOOST_TEST(!l.positioned_at(ss::partition_id{0}).has_value());
+  l.positioned(ss::partition_id{0}, ss::offset{42});
+  BOOST_TEST_REQUIRE(l.positioned_at(ss::partition_id{0}).has_value());
+  BOOST_TEST(l.positioned_at(ss::partition_id{0})->value == 42);
+  l.give_up(ss::partition_id{0});
+  BOOST_TEST(!l.positioned_at(ss::partition_id{0}).has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
