@@ -18,8 +18,8 @@ namespace streamt::engine {
 
 // One partition as the group's committed offset shows it.
 struct committed_partition {
-  std::string where;                        // "topic/partition"
-  std::string instance;                     // from the commit's lineage; empty if none
+  std::string where;                         // "topic/partition"
+  std::string instance;                      // from the commit's lineage; empty if none
   std::optional<std::int64_t> committed_at;  // milliseconds since the epoch, if recorded
   std::int64_t lag = 0;
 };

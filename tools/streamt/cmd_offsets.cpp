@@ -280,7 +280,8 @@ constexpr std::int64_t default_silent_after_ms = 30000;
 constexpr std::int64_t max_silent_after_ms = 86400000;
 std::chrono::milliseconds silent_after(const arguments& a) {
   if (auto v = a.get("--silent-after-ms"))
-    if (auto n = whole_number<std::int64_t>(*v, 1000, max_silent_after_ms)) return std::chrono::milliseconds(*n);
+    if (auto n = whole_number<std::int64_t>(*v, 1000, max_silent_after_ms))
+      return std::chrono::milliseconds(*n);
   return std::chrono::milliseconds(default_silent_after_ms);
 }
 
@@ -374,13 +375,14 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
       for (const std::string& w : i.partitions) parts.emplace_back(w);
       o["partitions"] = std::move(parts);
       o["lag"] = i.lag;
-      o["last_commit_ms_ago"] =
-          i.since_last_commit ? boost::json::value(i.since_last_commit->count()) : boost::json::value(nullptr);
+      o["last_commit_ms_ago"] = i.since_last_commit ? boost::json::value(i.since_last_commit->count())
+                                                    : boost::json::value(nullptr);
       o["silent"] = i.silent;
       who.push_back(std::move(o));
     }
     out["instances"] = std::move(who);
-    out["longest_wait_ms"] = longest_wait ? boost::json::value(longest_wait->count()) : boost::json::value(nullptr);
+    out["longest_wait_ms"] =
+        longest_wait ? boost::json::value(longest_wait->count()) : boost::json::value(nullptr);
     std::cout << boost::json::serialize(out) << '\n';
     return committed ? 0 : no_committed_offsets(f, group);
   }
