@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace streamt::kafka {
 namespace {
@@ -394,22 +395,28 @@ boost::asio::awaitable<kafka_result<watermarks>> consumer::async_query_watermark
   co_return co_await std::move(op);
 }
 
-std::optional<std::int64_t> consumer::cached_end_offset(const topic_partition& partition) const {
+namespace {
+
+// The watermarks librdkafka last saw for `partition` (from fetches; no
+// request), as {low, high}; a side it does not know is negative.
+std::pair<std::int64_t, std::int64_t> cached_watermarks(rd_kafka_t* rk, const topic_partition& partition) {
   std::int64_t low = RD_KAFKA_OFFSET_INVALID, high = RD_KAFKA_OFFSET_INVALID;
-  if (rd_kafka_get_watermark_offsets(rk_.get(), partition.topic.c_str(), partition.partition, &low, &high) !=
-          RD_KAFKA_RESP_ERR_NO_ERROR ||
-      high < 0)
-    return std::nullopt;
-  return high;
+  if (rd_kafka_get_watermark_offsets(rk, partition.topic.c_str(), partition.partition, &low, &high) !=
+      RD_KAFKA_RESP_ERR_NO_ERROR)
+    return {RD_KAFKA_OFFSET_INVALID, RD_KAFKA_OFFSET_INVALID};
+  return {low, high};
+}
+
+}  // namespace
+
+std::optional<std::int64_t> consumer::cached_end_offset(const topic_partition& partition) const {
+  const std::int64_t high = cached_watermarks(rk_.get(), partition).second;
+  return high < 0 ? std::nullopt : std::optional<std::int64_t>(high);
 }
 
 std::optional<std::int64_t> consumer::cached_start_offset(const topic_partition& partition) const {
-  std::int64_t low = RD_KAFKA_OFFSET_INVALID, high = RD_KAFKA_OFFSET_INVALID;
-  if (rd_kafka_get_watermark_offsets(rk_.get(), partition.topic.c_str(), partition.partition, &low, &high) !=
-          RD_KAFKA_RESP_ERR_NO_ERROR ||
-      low < 0)
-    return std::nullopt;
-  return low;
+  const std::int64_t low = cached_watermarks(rk_.get(), partition).first;
+  return low < 0 ? std::nullopt : std::optional<std::int64_t>(low);
 }
 
 std::optional<std::int64_t> consumer::position(const topic_partition& partition) const {
