@@ -58,13 +58,16 @@ struct run_options {
   std::size_t max_records_per_transaction = defaults::max_records_per_transaction;
   reset_policy reset_offsets = reset_policy::none;
   bool allow_output_change = false;
-  // KIP-345 static membership: the consumer's group.instance.id is the
-  // instance's transactional id (<application id>-<instance id>), so an
-  // instance restarted from its state directory within session.timeout.ms
-  // takes its partitions back without a rebalance, and a stopped one keeps
-  // them (no LeaveGroup) until that timeout. For StatefulSets, each replica
-  // with a state directory of its own (docs/operations.md).
-  bool static_membership = false;
+  // How the consumer is a member of its group (docs/operations.md "Group
+  // membership"). By default, with the classic protocol, a static member
+  // (KIP-345): group.instance.id is the instance's transactional id
+  // (<application id>-<instance id>), kept by the state directory, so an
+  // instance restarted after a crash takes its partitions back at once with
+  // no rebalance; a clean stop still leaves the group, so its partitions
+  // move at once too (kafka::consumer::async_close). With KIP-848's protocol
+  // a static member that restarts before its session expires is refused
+  // (UNRELEASED_INSTANCE_ID), so there the default is a dynamic member.
+  kafka::membership membership = kafka::membership::automatic;
   // Read the max.message.bytes of the sink and dead-letter topics at start
   // (DescribeConfigs, up to 5 s) and cap the producer's batch.size to it,
   // so that an output too large for the topic is found alone in its batch

@@ -71,6 +71,23 @@ std::optional<lineage> lineage_of(const json::object& o) {
 
 std::string to_commit_metadata(const lineage& l) { return json::serialize(object_of(l)); }
 
+std::string stamp_commit_metadata(std::string_view metadata, std::int64_t unix_ms) {
+  if (metadata.size() < 2 || metadata.back() != '}') return std::string(metadata);
+  std::string out(metadata.substr(0, metadata.size() - 1));
+  out += ",\"at\":";
+  out += std::to_string(unix_ms);
+  out += '}';
+  return out;
+}
+
+std::optional<std::int64_t> commit_time_of(std::string_view metadata) {
+  std::optional<json::object> o = parsed(metadata);
+  if (!o || !lineage_of(*o)) return std::nullopt;
+  const json::value* at = o->if_contains("at");
+  if (!at || !at->is_int64() || at->get_int64() < 0) return std::nullopt;
+  return at->get_int64();
+}
+
 std::optional<lineage> from_commit_metadata(std::string_view metadata) {
   std::optional<json::object> o = parsed(metadata);
   return o ? lineage_of(*o) : std::nullopt;

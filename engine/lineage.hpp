@@ -47,6 +47,15 @@ struct lineage {
 
 // The offset metadata that records `l`.
 std::string to_commit_metadata(const lineage& l);
+// `metadata` (to_commit_metadata's) with the time of the commit added, as
+// member "at" (milliseconds since the epoch): what lets `streamt status`
+// tell an instance that stopped committing from one that commits, with
+// nothing but the group's offsets to go by. Added at each commit, so the
+// text computed once at start is copied, never parsed again.
+std::string stamp_commit_metadata(std::string_view metadata, std::int64_t unix_ms);
+// When the commit that wrote `metadata` was made (its "at"), or nullopt for
+// metadata that is not ours or has no time (written before it was added).
+std::optional<std::int64_t> commit_time_of(std::string_view metadata);
 
 // The lineage an offset's metadata records, or nullopt for metadata that is
 // not ours (empty, a Java client's, another tool's, a later version's with

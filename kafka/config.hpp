@@ -74,6 +74,18 @@ config_result<void> check_user_settings(const settings& user);
 enum class group_protocol { classic, consumer };
 config_result<group_protocol> group_protocol_of(const settings& user);
 
+// Whether the consumer is a static group member (KIP-345: a
+// group.instance.id) or a dynamic one. `automatic` is static with the
+// classic protocol, where a member restarted after a crash takes its
+// partitions back with no rebalance, and dynamic with KIP-848's, where the
+// broker refuses a static member's restart until its session expires
+// (UNRELEASED_INSTANCE_ID). The measurements behind it are in
+// docs/operations.md ("Group membership").
+enum class membership { automatic, static_member, dynamic_member };
+constexpr bool is_static(membership m, group_protocol p) noexcept {
+  return m == membership::static_member || (m == membership::automatic && p == group_protocol::classic);
+}
+
 // True for keys whose value is a secret: a name holding password, secret,
 // passphrase, jaas, token or key, in any case, and the SASL/OAuth
 // configuration strings.

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace streamt::kafka {
 namespace {
@@ -26,8 +27,25 @@ bool cooperative(rd_kafka_t* rk) { return std::strcmp(rd_kafka_rebalance_protoco
 void acknowledge_during_close(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                               rd_kafka_topic_partition_list_t* parts) {
   if (cooperative(rk)) {
-    error_ptr e(err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? rd_kafka_incremental_assign(rk, parts)
-                                                            : rd_kafka_incremental_unassign(rk, parts));
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+      error_ptr e(rd_kafka_incremental_assign(rk, parts));
+      return;
+    }
+    // Only what is still assigned: the engine may have given partitions up
+    // already (a stop that came before the first assignment takes it and
+    // gives it back), and librdkafka refuses an unassign naming one it
+    // does not hold, and then never finishes the revocation: the leave of a
+    // static member (async_close) waited out its bound, and the close
+    // never returned (stop_signals). An empty list still acknowledges.
+    rd_kafka_topic_partition_list_t* held = nullptr;
+    partition_list_ptr still(rd_kafka_topic_partition_list_new(parts->cnt));
+    if (rd_kafka_assignment(rk, &held) == RD_KAFKA_RESP_ERR_NO_ERROR && held) {
+      partition_list_ptr owned(held);
+      for (int i = 0; i < parts->cnt; ++i)
+        if (rd_kafka_topic_partition_list_find(owned.get(), parts->elems[i].topic, parts->elems[i].partition))
+          rd_kafka_topic_partition_list_add(still.get(), parts->elems[i].topic, parts->elems[i].partition);
+    }
+    error_ptr e(rd_kafka_incremental_unassign(rk, still.get()));
   } else {
     rd_kafka_assign(rk, err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? parts : nullptr);
   }
@@ -70,6 +88,7 @@ config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_ex
   // the key.
   if (*protocol == group_protocol::classic)
     engine.push_back({"partition.assignment.strategy", "cooperative-sticky"});
+  const bool static_classic = !group_instance_id.empty() && *protocol == group_protocol::classic;
   if (!group_instance_id.empty()) engine.push_back({"group.instance.id", std::move(group_instance_id)});
   // fetch.queue.backoff.ms (librdkafka 2.2.0 and later, 1000 by default):
   // how long a partition waits to be fetched again once the prefetch queue
@@ -82,10 +101,19 @@ config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_ex
   // and refuse the key, so it is set only where it exists. A user's -X wins.
   settings defaults;
   if (has_fetch_queue_backoff(rd_kafka_version())) defaults.push_back({"fetch.queue.backoff.ms", "50"});
+  // heartbeat.interval.ms (3000 by default): a member learns of a
+  // rebalance at its next heartbeat, so when an instance stops or joins,
+  // the others gave up and took partitions up to 3 s later, twice over with
+  // the cooperative protocol's two rounds. 1000 took a scale-in from about
+  // 3 s to about 1 s (docs/operations.md, "Group membership"), for one small
+  // request a second to the coordinator. KIP-848's protocol takes the
+  // interval from the broker and refuses the key. A user's -X wins.
+  if (*protocol == group_protocol::classic) defaults.push_back({"heartbeat.interval.ms", "1000"});
   auto conf = build_conf(engine, user, defaults);
   if (!conf) return conf.error();
 
   std::unique_ptr<consumer> self(new consumer());
+  self->static_classic_ = static_classic;
   rd_kafka_conf_set_opaque(conf->get(), self.get());
   rd_kafka_conf_set_rebalance_cb(conf->get(), &consumer::on_rebalance);
   rd_kafka_conf_set_error_cb(conf->get(), &consumer::on_error);
@@ -367,22 +395,28 @@ boost::asio::awaitable<kafka_result<watermarks>> consumer::async_query_watermark
   co_return co_await std::move(op);
 }
 
-std::optional<std::int64_t> consumer::cached_end_offset(const topic_partition& partition) const {
+namespace {
+
+// The watermarks librdkafka last saw for `partition` (from fetches; no
+// request), as {low, high}; a side it does not know is negative.
+std::pair<std::int64_t, std::int64_t> cached_watermarks(rd_kafka_t* rk, const topic_partition& partition) {
   std::int64_t low = RD_KAFKA_OFFSET_INVALID, high = RD_KAFKA_OFFSET_INVALID;
-  if (rd_kafka_get_watermark_offsets(rk_.get(), partition.topic.c_str(), partition.partition, &low, &high) !=
-          RD_KAFKA_RESP_ERR_NO_ERROR ||
-      high < 0)
-    return std::nullopt;
-  return high;
+  if (rd_kafka_get_watermark_offsets(rk, partition.topic.c_str(), partition.partition, &low, &high) !=
+      RD_KAFKA_RESP_ERR_NO_ERROR)
+    return {RD_KAFKA_OFFSET_INVALID, RD_KAFKA_OFFSET_INVALID};
+  return {low, high};
+}
+
+}  // namespace
+
+std::optional<std::int64_t> consumer::cached_end_offset(const topic_partition& partition) const {
+  const std::int64_t high = cached_watermarks(rk_.get(), partition).second;
+  return high < 0 ? std::nullopt : std::optional<std::int64_t>(high);
 }
 
 std::optional<std::int64_t> consumer::cached_start_offset(const topic_partition& partition) const {
-  std::int64_t low = RD_KAFKA_OFFSET_INVALID, high = RD_KAFKA_OFFSET_INVALID;
-  if (rd_kafka_get_watermark_offsets(rk_.get(), partition.topic.c_str(), partition.partition, &low, &high) !=
-          RD_KAFKA_RESP_ERR_NO_ERROR ||
-      low < 0)
-    return std::nullopt;
-  return low;
+  const std::int64_t low = cached_watermarks(rk_.get(), partition).first;
+  return low < 0 ? std::nullopt : std::optional<std::int64_t>(low);
 }
 
 std::optional<std::int64_t> consumer::position(const topic_partition& partition) const {
@@ -393,11 +427,46 @@ std::optional<std::int64_t> consumer::position(const topic_partition& partition)
   return list->elems[0].offset;
 }
 
+namespace {
+
+// Has a static member of the classic protocol leave the group before it
+// closes. librdkafka's close sends no LeaveGroup for a static member (a
+// restart is meant to take its partitions back), so a stopped instance kept
+// its partitions idle for session.timeout.ms (45 s), and scaling in waited
+// that long. Unsubscribing does send it once the revocation is acknowledged
+// (here, by acknowledge_during_close), and the close then waits for its
+// answer. A process that dies without a stop sends nothing, so a restart
+// from the same state directory still takes its partitions back at once.
+// Bounded: at most `bound` spent serving the revocation; a leave not under
+// way by then is left to the close, which sends none (the old behaviour).
+void leave_as_static_member(rd_kafka_t* rk, std::chrono::milliseconds bound) {
+  if (rd_kafka_unsubscribe(rk) != RD_KAFKA_RESP_ERR_NO_ERROR) return;
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  while (std::chrono::steady_clock::now() < deadline) {
+    // Serves the revocation; a record fetched meanwhile is dropped unread:
+    // the engine committed what it processed, and the next owner starts there.
+    if (rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 20)) rd_kafka_message_destroy(m);
+    // librdkafka clears the member id as it sends the LeaveGroup.
+    char* id = rd_kafka_memberid(rk);
+    const bool leaving = id == nullptr || *id == '\0';
+    if (id) rd_kafka_mem_free(rk, id);
+    if (leaving) return;
+  }
+}
+
+}  // namespace
+
 boost::asio::awaitable<error_report> consumer::async_close() {
   closing_ = true;
   rd_kafka_t* rk = rk_.get();
-  auto op = detail::run_blocking<error_report>(
-      blocking_.get_executor(), [rk]() -> error_report { return report_of(rd_kafka_consumer_close(rk)); });
+  // Only a member that got partitions once: one still between its JoinGroup
+  // and its first assignment has its close wait behind that JoinGroup
+  // (see ~consumer()), and owns nothing to hand over.
+  const bool leave_first = static_classic_ && assigned_once_;
+  auto op = detail::run_blocking<error_report>(blocking_.get_executor(), [rk, leave_first]() -> error_report {
+    if (leave_first) leave_as_static_member(rk, std::chrono::seconds(5));
+    return report_of(rd_kafka_consumer_close(rk));
+  });
   auto result = co_await std::move(op);
   closed_ = true;
   co_return result;

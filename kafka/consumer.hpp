@@ -199,7 +199,10 @@ class consumer {
   std::optional<std::int64_t> position(const topic_partition& partition) const;
 
   // Leaves the group explicitly (revoking and unassigning what we own, as the
-  // engine has finished its transaction by now) and stops fetching.
+  // engine has finished its transaction by now) and stops fetching. A static
+  // member of the classic protocol leaves too: librdkafka sends no
+  // LeaveGroup for one that closes (KIP-345), so it first unsubscribes,
+  // which does send it, and closes once the leave is under way.
   // Completion: co_return error_report; completes on the awaiting coroutine's
   //   executor; not cancellable (bounded by session.timeout.ms inside
   //   librdkafka); on error the consumer is closed anyway.
@@ -243,6 +246,9 @@ class consumer {
   // Subscribed, and whether an assignment ever arrived: see ~consumer().
   bool subscribed_ = false;
   bool assigned_once_ = false;
+  // A static member (group.instance.id) of the classic protocol: see
+  // async_close.
+  bool static_classic_ = false;
 };
 
 }  // namespace streamt::kafka

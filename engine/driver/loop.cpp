@@ -313,8 +313,10 @@ asio::awaitable<ss::action> runtime::send_offsets() {
   std::vector<kafka::partition_offset> offsets;
   for (const auto& [p, next] : session_.ledger().pending())
     offsets.push_back({{plan_.identity.source_topic, p.value}, next.value});
-  auto op =
-      producer_->async_send_offsets_to_transaction(std::move(offsets), consumer_->group_metadata(), lineage_);
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  auto op = producer_->async_send_offsets_to_transaction(std::move(offsets), consumer_->group_metadata(),
+                                                         stamp_commit_metadata(lineage_, now.count()));
   kafka::error_report e = co_await std::move(op);
   co_return session_.on(ss::offsets_sent{failure_of(e)});
 }

@@ -111,9 +111,13 @@ ss::prepared runtime::prepare() {
     return refused(ss::start_refusal::settings, std::move(e));
   ready.transaction_timeout = producer_->transaction_timeout();
   // One group.instance.id per state directory, never typed by hand: two
-  // instances with one would fence each other's consumers.
+  // instances with one would fence each other's consumers. The protocol was
+  // checked with the settings above.
+  const auto protocol = kafka::group_protocol_of(settings_);
+  const bool static_member =
+      kafka::is_static(options_.membership, protocol ? *protocol : kafka::group_protocol::classic);
   auto consumer = kafka::consumer::create(ex_, plan_.identity.application_id,
-                                          options_.static_membership ? txn_id_ : std::string(), settings_);
+                                          static_member ? txn_id_ : std::string(), settings_);
   if (!consumer) return refused(ss::start_refusal::settings, consumer.error().message);
   consumer_ = std::move(*consumer);
   plan_log_ = std::make_unique<kafka::plan_log_client>(*consumer_, options_.bootstrap_servers, settings_);

@@ -1034,6 +1034,16 @@ BOOST_AUTO_TEST_CASE(a_lineage_header_name_that_cannot_be_one_is_a_usage_error_w
   BOOST_TEST(contains(r.err, "did you mean '--lineage-header'?"), r.err);
 }
 
+BOOST_AUTO_TEST_CASE(static_and_dynamic_membership_together_are_a_usage_error_before_the_state_directory) {
+  temp_dir dir;
+  const std::string plan = compile_example(dir);
+  process_result r = run_streamt({"run", plan, "-b", "127.0.0.1:1", "--state-dir", dir.file("state"),
+                                  "--static-membership", "--dynamic-membership"});
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "--static-membership and --dynamic-membership exclude each other"), r.err);
+  BOOST_TEST(!std::filesystem::exists(dir.file("state")), "a usage error touched the state directory");
+}
+
 BOOST_AUTO_TEST_CASE(kafka_tools_spellings_of_the_bootstrap_option_are_taken_for_it) {
   temp_dir dir;
   const std::string plan = compile_example(dir);

@@ -279,9 +279,9 @@ for mode in standing digest; do
   wait_for_committed "$sapp" "$ssrc" 0 20 || { show_log "$mode-b"; fail "$mode: B did not take over"; }
   stop_engine "$mode-b"
   check_eq "$mode: B's exit code" 0 "$engine_rc"
-  grep -qF "taking over application $sapp at offset 0 from plan $sa" "$work/$mode-b.log" &&
-    grep -qF "taking over $ssrc/0 at offset 10 from plan $sa" "$work/$mode-b.log" &&
-    grep -qF "which plan $sb supersedes" "$work/$mode-b.log" ||
+  grep -qF "taking over application $sapp at offset 0 from plan ${sa:0:19}" "$work/$mode-b.log" &&
+    grep -qF "taking over $ssrc/0 at offset 10 from plan ${sa:0:19}" "$work/$mode-b.log" &&
+    grep -qF "which plan ${sb:0:19} supersedes" "$work/$mode-b.log" ||
     { show_log "$mode-b"; fail "$mode: B does not log the hand-over from A with both digests"; }
   checks_passed=$((checks_passed + 1))
   # A's 10, then of 10..19 those B passes (amount >= 15): 5.

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The streamt authors
 
-# --static-membership (docs/operations.md "Static membership"), on a real
-# broker:
-#   1. the member's group.instance.id is the instance's transactional id,
-#      and -X cannot set one;
+# Static membership, the default with the classic protocol (docs/operations.md
+# "Group membership"), on a real broker:
+#   1. the member's group.instance.id is the instance's transactional id
+#      with no option given, none with --dynamic-membership, and -X cannot
+#      set one;
 #   2. a restart from the same state directory resumes where the last one
 #      committed: every record exactly once across it;
 #   3. a second process from a copy of the state directory (same instance
@@ -25,13 +26,18 @@ echo "== 1. the instance id is the group.instance.id"
   -X group.instance.id=mine >"$work/refused.log" 2>&1 && rc=0 || rc=$?
 check_eq "-X group.instance.id is refused (exit 78)" 78 "$rc"
 grep -q "owned by the engine" "$work/refused.log" || { show_log refused; fail "no 'owned by the engine'"; }
-start_engine a "$work/plan.json" "$work/state-a" --static-membership
+start_engine dyn "$work/plan.json" "$work/state-dyn" --dynamic-membership
+await_line dyn "assigned " 60
+check_eq "a dynamic member has no group.instance.id" "-" "$("$kafka_local" instances "$app")"
+stop_engine dyn
+check_eq "dyn exits 0 on SIGTERM" 0 "$engine_rc"
+start_engine a "$work/plan.json" "$work/state-a"
 numbered_orders 0 40 | produce "$src"
 wait_committed_total "$app" "$src" 40 || { show_log a; fail "first batch not committed"; }
 txn=$(grep -o 'transactional id [^,]*' "$work/a.log" | head -n1)
 txn=${txn#transactional id }
 [[ -n $txn ]] || fail "no transactional id in the log"
-check_eq "the member's group.instance.id is its transactional id" "$txn" "$("$kafka_local" instances "$app")"
+check_eq "the member's group.instance.id is its transactional id, by default" "$txn" "$("$kafka_local" instances "$app")"
 
 echo "== 2. a restart from the same state directory"
 stop_engine a

@@ -6,6 +6,7 @@
 // The operator's answer to exit 65 without Kafka's Java tools.
 
 #include "engine/client_failure.hpp"
+#include "engine/instance_report.hpp"
 #include "engine/lineage.hpp"
 #include "engine/session/claims.hpp"
 #include "kafka/group_admin.hpp"
@@ -273,6 +274,33 @@ int no_committed_offsets(const fleet& f, const std::string& group) {
   return engine::to_int(engine::exit_code::no_evidence);
 }
 
+// --silent-after-ms: how long an instance with records waiting may go
+// without a commit before status says it has not been heard from.
+constexpr std::int64_t default_silent_after_ms = 30000;
+constexpr std::int64_t max_silent_after_ms = 86400000;
+std::chrono::milliseconds silent_after(const arguments& a) {
+  if (auto v = a.get("--silent-after-ms"))
+    if (auto n = whole_number<std::int64_t>(*v, 1000, max_silent_after_ms))
+      return std::chrono::milliseconds(*n);
+  return std::chrono::milliseconds(default_silent_after_ms);
+}
+
+// "47 s ago", "0.3 s ago", "2 h 5 min ago": short, for a terminal.
+std::string seconds_ago(std::chrono::milliseconds d) {
+  const std::int64_t ms = d.count();
+  std::ostringstream out;
+  if (ms < 10000)
+    out << ms / 1000 << '.' << (ms % 1000) / 100 << " s";
+  else if (ms < 600000)
+    out << ms / 1000 << " s";
+  else if (ms < 7200000)
+    out << ms / 60000 << " min";
+  else
+    out << ms / 3600000 << " h " << (ms % 3600000) / 60000 << " min";
+  out << " ago";
+  return out.str();
+}
+
 // streamt status: the fleet in a few lines. Which plan holds the
 // application (the plan log), and for each plan that committed partitions:
 // which, by which instances, and their lag.
@@ -290,21 +318,37 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
   std::map<std::string, by_plan> plans;
   std::int64_t total_lag = 0;
   bool committed = false;
+  std::vector<engine::committed_partition> by_instance;
   for (const auto& [p, r] : f.rows) {
     // A --topic partition the group never committed is listed, but is no
     // committed offset.
     committed = committed || r.committed.has_value();
     const std::optional<engine::lineage> l = engine::from_commit_metadata(r.metadata);
+    if (l && r.committed)
+      by_instance.push_back({where(p), l->instance, engine::commit_time_of(r.metadata), lag(r).value_or(0)});
     by_plan& b = plans[l ? l->plan_digest : std::string()];
     b.partitions.push_back(p);
     if (l && !l->instance.empty()) b.instances[l->instance] = true;
     b.lag += lag(r).value_or(0);
     total_lag += lag(r).value_or(0);
   }
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  const std::vector<engine::instance_report> instances =
+      engine::report_instances(by_instance, now.count(), silent_after(a));
+  // How long records have waited on a partition without a commit: while the
+  // group rebalances, how long the partitions that move have stood still.
+  std::optional<std::chrono::milliseconds> longest_wait;
+  for (const engine::instance_report& i : instances)
+    if (i.lag > 0 && i.since_last_commit && (!longest_wait || *i.since_last_commit > *longest_wait))
+      longest_wait = i.since_last_commit;
+  const bool rebalancing = f.group.state == "PreparingRebalance" || f.group.state == "CompletingRebalance" ||
+                           f.group.state == "Reconciling" || f.group.state == "Assigning";
   if (a.get("--format").value_or("text") == "json") {
     boost::json::object out;
     out["application"] = group;
     out["state"] = f.group.state;
+    out["rebalancing"] = rebalancing;
     out["members"] = f.group.members;
     out["plan_log"] = plan_log_json(f);
     out["committed"] = committed;
@@ -323,6 +367,22 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
       list.push_back(std::move(o));
     }
     out["plans"] = std::move(list);
+    boost::json::array who;
+    for (const engine::instance_report& i : instances) {
+      boost::json::object o;
+      o["instance"] = i.instance;
+      boost::json::array parts;
+      for (const std::string& w : i.partitions) parts.emplace_back(w);
+      o["partitions"] = std::move(parts);
+      o["lag"] = i.lag;
+      o["last_commit_ms_ago"] = i.since_last_commit ? boost::json::value(i.since_last_commit->count())
+                                                    : boost::json::value(nullptr);
+      o["silent"] = i.silent;
+      who.push_back(std::move(o));
+    }
+    out["instances"] = std::move(who);
+    out["longest_wait_ms"] =
+        longest_wait ? boost::json::value(longest_wait->count()) : boost::json::value(nullptr);
     std::cout << boost::json::serialize(out) << '\n';
     return committed ? 0 : no_committed_offsets(f, group);
   }
@@ -344,6 +404,25 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
         first = false;
       }
     }
+    std::cout << '\n';
+  }
+  for (const engine::instance_report& i : instances) {
+    std::cout << "instance " << i.instance << ": ";
+    // A long list of partitions says less than its length.
+    if (i.partitions.size() <= 8)
+      for (std::size_t n = 0; n < i.partitions.size(); ++n) std::cout << (n ? " " : "") << i.partitions[n];
+    else
+      std::cout << i.partitions.size() << " partitions";
+    std::cout << ", lag " << i.lag;
+    if (i.since_last_commit) std::cout << ", last commit " << seconds_ago(*i.since_last_commit);
+    if (i.silent) std::cout << ": NOT HEARD FROM (stopped, hung or cut off)";
+    std::cout << '\n';
+  }
+  if (rebalancing) {
+    std::cout << "the group is rebalancing";
+    if (longest_wait)
+      std::cout << "; records have waited up to " << seconds_ago(*longest_wait)
+                << " for a commit on the partitions it moves";
     std::cout << '\n';
   }
   return committed ? 0 : no_committed_offsets(f, group);
@@ -464,19 +543,25 @@ int cmd_status(std::span<char* const> args) {
       "  --topic TOPIC               also count TOPIC's partitions the group has no offset for\n"
       "  --format text|json          text (default), or one JSON object\n"
       "  --timeout-ms N              bound on each request (default 30000; 1..3600000)\n"
+      "  --silent-after-ms N         an instance with records waiting and no commit for\n"
+      "                              this long is named as not heard from (default 30000;\n"
+      "                              1000..86400000)\n"
       "\n"
       "exit codes: 0 done: the group has committed offsets; 4 no committed offset (no\n"
       "            such application, or it never committed): nothing to judge by;\n"
       "            2 usage; 69 brokers unreachable or a request failed;\n"
       "            75 a transaction of the group is open (try again); 78 a setting refused;\n"
       "            74 standard output not writable\n";
-  option_spec spec{{"--bootstrap-servers", "-X", "--config", "--topic", "--format", "--timeout-ms"},
-                   {"--help"},
-                   {"-X"},
-                   {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
+  option_spec spec{
+      {"--bootstrap-servers", "-X", "--config", "--topic", "--format", "--timeout-ms", "--silent-after-ms"},
+      {"--help"},
+      {"-X"},
+      {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
   if (auto done = parse_command("status", args, spec, status_help, a)) return *done;
   if (a.positionals.size() != 1) return usage_error("status", "expected one APPLICATION_ID");
+  if (auto v = a.get("--silent-after-ms"); v && !whole_number<std::int64_t>(*v, 1000, max_silent_after_ms))
+    return range_error("status", "--silent-after-ms", "milliseconds", 1000, max_silent_after_ms, *v);
   if (auto f = a.get("--format"); f && *f != "text" && *f != "json")
     return usage_error("status", "--format takes text or json");
   std::variant<kafka_access, int> access = read_kafka_access("status", a);

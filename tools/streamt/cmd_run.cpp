@@ -109,7 +109,11 @@ std::string help() {
          "  --reset-offsets earliest|latest   proceed when a committed offset is out of range\n"
          "  --expect-digest DIGEST        refuse to run unless the plan has this digest\n"
          "  --allow-output-change         accept a changed projection on restart\n"
-         "  --static-membership           group.instance.id from the instance id (KIP-345)\n"
+         "  --static-membership           a static group member: group.instance.id from the\n"
+         "                                instance id (KIP-345); the default with the classic\n"
+         "                                group protocol\n"
+         "  --dynamic-membership          a dynamic group member; the default with\n"
+         "                                group.protocol=consumer (KIP-848)\n"
          "  --lineage-header NAME         a header NAME on every record written, after the input's:\n"
          "                                the plan, source partition and offset (sha256:...;p=P;o=O)\n"
          "  --stop-timeout-ms N           bound on a clean stop (default " +
@@ -206,7 +210,7 @@ int cmd_run(std::span<char* const> args) {
        "--max-records-per-transaction", "--reset-offsets", "--expect-digest", "--stop-timeout-ms",
        "--connect-timeout-ms", "--stall-timeout-ms", "--log-level", "--log-format", "--metrics-address",
        "--metrics-file", "--lineage-header", "--schema-registry", "--registry-config"},
-      {"--help", "--allow-output-change", "--static-membership", "--no-register"},
+      {"--help", "--allow-output-change", "--static-membership", "--dynamic-membership", "--no-register"},
       {"-X"},
       {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   // Every line follows --log-format, the first (a usage error among them):
@@ -225,7 +229,10 @@ int cmd_run(std::span<char* const> args) {
   options.bootstrap_servers = *a.get("--bootstrap-servers");
   if (auto err = bootstrap_servers_error(options.bootstrap_servers)) return usage_error("run", *err);
   options.allow_output_change = a.has("--allow-output-change");
-  options.static_membership = a.has("--static-membership");
+  if (a.has("--static-membership") && a.has("--dynamic-membership"))
+    return usage_error("run", "--static-membership and --dynamic-membership exclude each other");
+  if (a.has("--static-membership")) options.membership = kafka::membership::static_member;
+  if (a.has("--dynamic-membership")) options.membership = kafka::membership::dynamic_member;
   options.register_sink_schema = !a.has("--no-register");
   if (auto v = a.get("--lineage-header")) {
     if (std::optional<engine::header_name_problem> bad = engine::lineage_header_name_problem(*v)) {

@@ -40,6 +40,24 @@ BOOST_AUTO_TEST_CASE(the_output_shape_and_the_plans_superseded_travel_with_the_c
   BOOST_TEST(back->supersedes.front() == l.supersedes.front());  // the nearest are kept
 }
 
+BOOST_AUTO_TEST_CASE(a_commit_stamps_its_time_into_the_metadata_and_the_lineage_reads_the_same) {
+  const e::lineage l{digest, "inst-1"};
+  const std::string base = e::to_commit_metadata(l);
+  const std::string stamped = e::stamp_commit_metadata(base, 1796601600123);
+  BOOST_TEST(stamped == base.substr(0, base.size() - 1) + ",\"at\":1796601600123}");
+  const std::optional<e::lineage> back = e::from_commit_metadata(stamped);
+  BOOST_TEST_REQUIRE(back.has_value());
+  BOOST_TEST((*back == l));
+  BOOST_TEST((e::commit_time_of(stamped) == std::optional<std::int64_t>(1796601600123)));
+  // Written before the time was added, or not ours: no time.
+  BOOST_TEST(!e::commit_time_of(base).has_value());
+  BOOST_TEST(!e::commit_time_of(R"({"at":5})").has_value());
+  BOOST_TEST(!e::commit_time_of("").has_value());
+  // Metadata that is no object is left as it is.
+  BOOST_TEST(e::stamp_commit_metadata("", 5) == "");
+  BOOST_TEST(e::stamp_commit_metadata("free text", 5) == "free text");
+}
+
 BOOST_AUTO_TEST_CASE(metadata_that_is_not_ours_records_no_lineage) {
   for (std::string_view m :
        {"", "-", "committed by kafka-consumer-groups", "{", "[1]", R"({"plan":"sha256:ab"})",

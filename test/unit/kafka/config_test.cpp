@@ -72,6 +72,19 @@ BOOST_AUTO_TEST_CASE(group_protocol_is_classic_unless_the_user_chose_consumer_in
   }
 }
 
+BOOST_AUTO_TEST_CASE(membership_is_static_by_default_with_the_classic_protocol_and_dynamic_with_kip_848s) {
+  using m = k::membership;
+  using p = k::group_protocol;
+  BOOST_TEST(k::is_static(m::automatic, p::classic));
+  // KIP-848 refuses a static member's restart until its session expires.
+  BOOST_TEST(!k::is_static(m::automatic, p::consumer));
+  // An explicit choice wins under either protocol.
+  BOOST_TEST(k::is_static(m::static_member, p::consumer));
+  BOOST_TEST(k::is_static(m::static_member, p::classic));
+  BOOST_TEST(!k::is_static(m::dynamic_member, p::classic));
+  BOOST_TEST(!k::is_static(m::dynamic_member, p::consumer));
+}
+
 BOOST_AUTO_TEST_CASE(a_group_protocol_other_than_classic_or_consumer_is_refused_naming_the_value) {
   const auto r = k::check_user_settings({{"group.protocol", "share"}});
   BOOST_TEST_REQUIRE(r.has_error());
