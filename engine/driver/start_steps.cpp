@@ -256,9 +256,13 @@ asio::awaitable<ss::batches_capped> runtime::cap_batches() {
   }
   sink_rules_ = sink_rules::of(plan_.identity.sink_topic, (*settings)[plan_.identity.sink_topic]);
   sink_->rules(sink_rules_);
+  // A compacted sink stops the run at the first record without a key: that
+  // the operator learns at the start. The timestamp bounds are a detail of
+  // the topic's configuration (a record they refuse gets a line of its own).
+  if (sink_rules_.compacted)
+    STREAMT_LOG(log_, info) << "sink topic '" << plan_.identity.sink_topic
+                            << "': a record without a key is refused (cleanup.policy compact)";
   if (sink_rules_.any())
-    // Debug: a detail of the topic's configuration, 250 characters at info;
-    // a record it refuses gets a line of its own.
     STREAMT_LOG(log_, debug) << "sink topic '" << plan_.identity.sink_topic << "': " << sink_rules_.describe()
                              << "; such a record is an invalid record, at its own offset";
   std::optional<std::int64_t> cap;
