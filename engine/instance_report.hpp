@@ -42,4 +42,12 @@ struct instance_report {
 std::vector<instance_report> report_instances(const std::vector<committed_partition>& partitions,
                                               std::int64_t now, std::chrono::milliseconds silent_after);
 
+// The longest any partition with records waiting has gone without a commit,
+// as of `now`; nullopt when none has both. Per partition, not per instance:
+// a partition moving from a live instance to a new one keeps the live one's
+// last commit until the new owner commits, while the live one's other
+// partitions commit on.
+std::optional<std::chrono::milliseconds> longest_wait(const std::vector<committed_partition>& partitions,
+                                                      std::int64_t now);
+
 }  // namespace streamt::engine

@@ -80,12 +80,15 @@ std::string stamp_commit_metadata(std::string_view metadata, std::int64_t unix_m
   return out;
 }
 
-std::optional<std::int64_t> commit_time_of(std::string_view metadata) {
+std::optional<commit_metadata> read_commit_metadata(std::string_view metadata) {
   std::optional<json::object> o = parsed(metadata);
-  if (!o || !lineage_of(*o)) return std::nullopt;
-  const json::value* at = o->if_contains("at");
-  if (!at || !at->is_int64() || at->get_int64() < 0) return std::nullopt;
-  return at->get_int64();
+  if (!o) return std::nullopt;
+  std::optional<lineage> l = lineage_of(*o);
+  if (!l) return std::nullopt;
+  commit_metadata out{std::move(*l), std::nullopt};
+  if (const json::value* at = o->if_contains("at"); at && at->is_int64() && at->get_int64() >= 0)
+    out.at = at->get_int64();
+  return out;
 }
 
 std::optional<lineage> from_commit_metadata(std::string_view metadata) {

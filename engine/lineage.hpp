@@ -53,9 +53,14 @@ std::string to_commit_metadata(const lineage& l);
 // nothing but the group's offsets to go by. Added at each commit, so the
 // text computed once at start is copied, never parsed again.
 std::string stamp_commit_metadata(std::string_view metadata, std::int64_t unix_ms);
-// When the commit that wrote `metadata` was made (its "at"), or nullopt for
-// metadata that is not ours or has no time (written before it was added).
-std::optional<std::int64_t> commit_time_of(std::string_view metadata);
+// What a commit's metadata records: its lineage, and when the commit was
+// made (its "at"; nullopt when written before the field was added). One
+// parse for both; nullopt for metadata that is not ours.
+struct commit_metadata {
+  lineage plan;
+  std::optional<std::int64_t> at;
+};
+std::optional<commit_metadata> read_commit_metadata(std::string_view metadata);
 
 // The lineage an offset's metadata records, or nullopt for metadata that is
 // not ours (empty, a Java client's, another tool's, a later version's with

@@ -130,16 +130,15 @@ std::optional<boost::json::value> integer_of(const boost::log::record_view& rec,
   return out;
 }
 
-// `message` with each whole plan digest ("sha256:" and 64 hex digits) cut
-// to its first 12 hex digits, as the bracket shows the pipeline's: a
+// Writes `message` with each whole plan digest ("sha256:" and 64 hex
+// digits) cut to its first 12 hex digits (a message without one is written
+// as it is, uncopied), as the bracket shows the pipeline's: a
 // restart's lines name several plans, and nine full digests in twelve lines
 // hid what the lines said. The JSON format keeps them whole.
-std::string with_short_digests(std::string_view message) {
+void write_with_short_digests(boost::log::formatting_ostream& out, std::string_view message) {
   constexpr std::string_view prefix = "sha256:";
-  constexpr std::size_t whole = 64, kept = 12;
+  constexpr std::size_t whole = 64;
   const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
-  std::string out;
-  out.reserve(message.size());
   std::size_t from = 0;
   for (std::size_t at = message.find(prefix); at != std::string_view::npos;
        at = message.find(prefix, at + 1)) {
@@ -147,11 +146,10 @@ std::string with_short_digests(std::string_view message) {
     std::size_t n = 0;
     while (digits + n < message.size() && hex(message[digits + n])) ++n;
     if (n != whole) continue;
-    out.append(message.substr(from, digits + kept - from));
+    out << message.substr(from, at - from) << short_digest(message.substr(at, prefix.size() + whole));
     from = digits + whole;
   }
-  out.append(message.substr(from));
-  return out;
+  out << message.substr(from);
 }
 
 void set_global(const char* name, const std::string& value) {
@@ -181,6 +179,11 @@ void set_process_pipeline_attributes(const std::string& application_id, const st
   set_global(log_attribute::plan_digest, plan_digest);
 }
 
+std::string_view short_digest(std::string_view digest) noexcept {
+  const std::size_t colon = digest.find(':');
+  return digest.substr(0, colon == std::string_view::npos ? 12 : colon + 1 + 12);
+}
+
 void format_text(const boost::log::record_view& rec, boost::log::formatting_ostream& out) {
   out << utc_time(time_of(rec));
   if (auto s = rec[boost::log::trivial::severity]) out << ' ' << s.get();
@@ -195,17 +198,14 @@ void format_text(const boost::log::record_view& rec, boost::log::formatting_ostr
       sep = " ";
     }
     if (digest) {
-      // "sha256:" and 12 hex digits: enough to tell plans apart by eye.
-      const std::string& d = digest.get();
-      const std::size_t colon = d.find(':');
-      out << sep << d.substr(0, colon == std::string::npos ? 12 : colon + 1 + 12);
+      out << sep << short_digest(digest.get());
       sep = " ";
     }
     if (txn) out << sep << "txn " << txn.get();
     out << ']';
   }
   out << ": ";
-  if (auto m = rec[boost::log::expressions::smessage]) out << with_short_digests(m.get());
+  if (auto m = rec[boost::log::expressions::smessage]) write_with_short_digests(out, m.get());
 }
 
 void format_json(const boost::log::record_view& rec, boost::log::formatting_ostream& out) {

@@ -177,6 +177,9 @@ enum class log_format {
 // the log_attribute::time of the line, or the time of formatting when the
 // line has none.
 void format_text(const boost::log::record_view& rec, boost::log::formatting_ostream& out);
+// A plan digest as text lines show it: "sha256:" and its first 12 hex
+// digits, enough to tell plans apart by eye (streamt check prints it whole).
+std::string_view short_digest(std::string_view digest) noexcept;
 void format_json(const boost::log::record_view& rec, boost::log::formatting_ostream& out);
 
 // Sends log lines to stderr in the given format, and librdkafka's lines to

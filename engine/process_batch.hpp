@@ -70,6 +70,17 @@ inline std::string filtered_and_tombstones(const record_counts& c) {
   return s;
 }
 
+// "2 consumed, 1 emitted, 1 filtered, 0 tombstones", and the dead-lettered
+// records of a plan that dead-letters: the text of every line that counts.
+// A plan without a dead-letter topic never dead-letters, and its lines stay
+// shorter without a count that is always 0.
+inline std::string count_text(const record_counts& c, bool dead_letters) {
+  std::string s = std::to_string(c.consumed) + " consumed, " + std::to_string(c.emitted) + " emitted, " +
+                  filtered_and_tombstones(c);
+  if (dead_letters) s += ", " + std::to_string(c.dead_lettered) + " dead-lettered";
+  return s;
+}
+
 // The first invalid record: where it is and why. The diagnostic comes from
 // the decode stage (phase::record).
 struct invalid_record {

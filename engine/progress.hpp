@@ -112,6 +112,8 @@ class progress_tracker {
 
   // A sample taken at `now`: the line due, if one is.
   std::optional<progress_line> on(clock::time_point now, progress_sample s);
+  // The samples kept for the window: at most window / 200 ms + 2.
+  std::size_t points() const noexcept { return window_.size(); }
 
  private:
   struct point {

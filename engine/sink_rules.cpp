@@ -96,7 +96,7 @@ std::optional<std::string> sink_rules::refusal(bool has_key, std::optional<std::
 std::string sink_rules::describe() const {
   std::string s;
   auto add = [&s](const std::string& part) { s += (s.empty() ? "" : ", ") + part; };
-  if (compacted) add("a record without a key is refused (cleanup.policy compact)");
+  if (compacted) add(std::string(compacted_rule));
   if (before_max_ms)
     add("a timestamp more than " + rough_duration(*before_max_ms) +
         " old is refused (message.timestamp.before.max.ms)");

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace streamt::engine {
@@ -22,6 +23,9 @@ struct sink_rules {
   std::string topic;
   // cleanup.policy holds "compact": every record needs a key.
   bool compacted = false;
+  // That rule as describe() says it, and the start-up line at info.
+  static constexpr std::string_view compacted_rule =
+      "a record without a key is refused (cleanup.policy compact)";
   // With message.timestamp.type=CreateTime, how far a record's timestamp
   // may lie before (after) the broker's clock: message.timestamp.before.max.ms
   // and .after.max.ms (brokers before 3.6: message.timestamp.difference.max.ms,

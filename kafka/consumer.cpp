@@ -75,9 +75,10 @@ rd_kafka_resp_err_t retry_transient(Query query, std::chrono::milliseconds timeo
 
 config_result<std::unique_ptr<consumer>> consumer::create(boost::asio::any_io_executor ex,
                                                           std::string group_id, std::string group_instance_id,
-                                                          const settings& user) {
+                                                          const settings& user, membership member) {
   auto protocol = group_protocol_of(user);
   if (!protocol) return protocol.error();
+  if (!is_static(member, *protocol)) group_instance_id.clear();
   settings engine{
       {"group.id", std::move(group_id)}, {"isolation.level", "read_committed"},
       {"enable.auto.commit", "false"},   {"enable.auto.offset.store", "false"},
@@ -395,28 +396,13 @@ boost::asio::awaitable<kafka_result<watermarks>> consumer::async_query_watermark
   co_return co_await std::move(op);
 }
 
-namespace {
-
-// The watermarks librdkafka last saw for `partition` (from fetches; no
-// request), as {low, high}; a side it does not know is negative.
-std::pair<std::int64_t, std::int64_t> cached_watermarks(rd_kafka_t* rk, const topic_partition& partition) {
+consumer::known_watermarks consumer::cached_watermarks(const topic_partition& partition) const {
   std::int64_t low = RD_KAFKA_OFFSET_INVALID, high = RD_KAFKA_OFFSET_INVALID;
-  if (rd_kafka_get_watermark_offsets(rk, partition.topic.c_str(), partition.partition, &low, &high) !=
+  if (rd_kafka_get_watermark_offsets(rk_.get(), partition.topic.c_str(), partition.partition, &low, &high) !=
       RD_KAFKA_RESP_ERR_NO_ERROR)
-    return {RD_KAFKA_OFFSET_INVALID, RD_KAFKA_OFFSET_INVALID};
-  return {low, high};
-}
-
-}  // namespace
-
-std::optional<std::int64_t> consumer::cached_end_offset(const topic_partition& partition) const {
-  const std::int64_t high = cached_watermarks(rk_.get(), partition).second;
-  return high < 0 ? std::nullopt : std::optional<std::int64_t>(high);
-}
-
-std::optional<std::int64_t> consumer::cached_start_offset(const topic_partition& partition) const {
-  const std::int64_t low = cached_watermarks(rk_.get(), partition).first;
-  return low < 0 ? std::nullopt : std::optional<std::int64_t>(low);
+    return {};
+  const auto known = [](std::int64_t v) { return v < 0 ? std::nullopt : std::optional<std::int64_t>(v); };
+  return {known(low), known(high)};
 }
 
 std::optional<std::int64_t> consumer::position(const topic_partition& partition) const {

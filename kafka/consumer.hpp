@@ -105,11 +105,13 @@ class consumer {
  public:
   // Creates the client (no network I/O yet). `user` holds bootstrap.servers
   // and the user's -X / --config settings; an engine-owned key in it is an
-  // error naming that key. A non-empty `group_instance_id` makes the member
-  // static (KIP-345).
+  // error naming that key. `group_instance_id` makes the member static
+  // (KIP-345) when `member` asks for it under the protocol `user` chose
+  // (is_static); empty, the member is dynamic whatever `member` says.
   static config_result<std::unique_ptr<consumer>> create(boost::asio::any_io_executor ex,
                                                          std::string group_id, std::string group_instance_id,
-                                                         const settings& user);
+                                                         const settings& user,
+                                                         membership member = membership::automatic);
 
   consumer(const consumer&) = delete;
   consumer& operator=(const consumer&) = delete;
@@ -185,14 +187,14 @@ class consumer {
   boost::asio::awaitable<kafka_result<watermarks>> async_query_watermarks(topic_partition partition,
                                                                           std::chrono::milliseconds timeout);
 
-  // The partition's end offset as the last fetch response said, without
-  // asking the broker (non-blocking): for the lag metric. nullopt until the
-  // partition has been fetched from.
-  std::optional<std::int64_t> cached_end_offset(const topic_partition& partition) const;
-  // The partition's log start offset as the last fetch response said, the
-  // same way: where a partition read from the earliest offset starts, for
-  // the lag of one nothing was read from yet.
-  std::optional<std::int64_t> cached_start_offset(const topic_partition& partition) const;
+  // The partition's log start and end offsets as the last fetch response
+  // said, without asking the broker (non-blocking): for the lag. Each is
+  // nullopt until the partition has been fetched from.
+  struct known_watermarks {
+    std::optional<std::int64_t> low;   // where a partition read from the earliest offset starts
+    std::optional<std::int64_t> high;  // the end offset
+  };
+  known_watermarks cached_watermarks(const topic_partition& partition) const;
   // The offset after the last one the application has been handed or
   // librdkafka skipped for it (commit markers, aborted records), without
   // asking the broker (non-blocking). nullopt before the partition's first.

@@ -215,6 +215,13 @@ constexpr bool is_unknown_topic_or_partition(rd_kafka_resp_err_t code) noexcept 
 constexpr bool is_unknown_topic(rd_kafka_resp_err_t code) noexcept {
   return is_unknown_topic_or_partition(code) || code == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
 }
+// The client could not be made from the settings given (a --config or -X
+// key or value librdkafka rejects): the calls that make their own client
+// (read_log, append_log) report that as the client's invalid-argument
+// code, with librdkafka's message.
+constexpr bool is_refused_setting(rd_kafka_resp_err_t code) noexcept {
+  return code == RD_KAFKA_RESP_ERR__INVALID_ARG;
+}
 // An open transaction holds the group's offsets: their committed values are
 // not known until it ends.
 constexpr bool is_unstable_offsets(rd_kafka_resp_err_t code) noexcept {

@@ -66,11 +66,14 @@ kafka_result<group_description> group_admin::describe(const std::string& group,
     // A group the brokers do not know (the consumer protocol says so where
     // the classic one answers "Dead"): the same to a reader, a group with
     // no members and nothing committed.
-    if (e.info.code == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) return group_description{"Dead", 0};
+    if (e.info.code == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) return group_description{"Dead", 0, false};
     return e;
   }
-  return group_description{rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupDescription_state(d[0])),
-                           rd_kafka_ConsumerGroupDescription_member_count(d[0])};
+  const rd_kafka_consumer_group_state_t state = rd_kafka_ConsumerGroupDescription_state(d[0]);
+  return group_description{rd_kafka_consumer_group_state_name(state),
+                           rd_kafka_ConsumerGroupDescription_member_count(d[0]),
+                           state == RD_KAFKA_CONSUMER_GROUP_STATE_PREPARING_REBALANCE ||
+                               state == RD_KAFKA_CONSUMER_GROUP_STATE_COMPLETING_REBALANCE};
 }
 
 kafka_result<std::vector<group_offset>> group_admin::committed(const std::string& group,

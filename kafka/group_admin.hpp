@@ -31,6 +31,9 @@ namespace streamt::kafka {
 struct group_description {
   std::string state;  // librdkafka's name: Empty, Stable, PreparingRebalance, Dead, ...
   std::size_t members = 0;
+  // PreparingRebalance or CompletingRebalance: the members are being
+  // assigned their partitions anew.
+  bool rebalancing = false;
   // Whether no member holds the group: a committed offset can be moved only
   // then (the coordinator refuses an offset commit from outside a live group).
   bool inactive() const noexcept { return members == 0; }

@@ -165,15 +165,7 @@ std::string sha256_hex(std::string_view text) {
   return out;
 }
 
-constexpr std::string_view digest_prefix = "sha256:";
-
-bool is_well_formed_digest(std::string_view d) noexcept {
-  if (d.size() != digest_prefix.size() + 64 || d.substr(0, digest_prefix.size()) != digest_prefix)
-    return false;
-  for (char c : d.substr(digest_prefix.size()))
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
+bool is_well_formed_digest(std::string_view d) { return !digest_problem(d); }
 
 // --- loading --------------------------------------------------------------
 
@@ -669,6 +661,20 @@ std::string canonical_json(const plan& p) {
 }
 
 std::string digest(const plan& p) { return std::string(digest_prefix) + sha256_hex(canonical_json(p)); }
+
+std::optional<std::string> digest_problem(std::string_view d) {
+  if (!d.starts_with(digest_prefix)) return "it must start with 'sha256:' in lower case";
+  const std::string_view hex = d.substr(digest_prefix.size());
+  if (hex.size() != 64)
+    return "it has " + std::to_string(hex.size()) + " characters after 'sha256:'; a digest has 64";
+  for (std::size_t i = 0; i < hex.size(); ++i) {
+    const char c = hex[i];
+    if (c >= 'A' && c <= 'F') return "it has upper-case hex digits; a digest is written in lower case";
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return "character " + std::to_string(digest_prefix.size() + i + 1) + " is not a hex digit";
+  }
+  return std::nullopt;
+}
 
 std::string output_shape(const plan& p) {
   boost::json::array members;

@@ -36,6 +36,10 @@ constexpr bool is_valid_application_id(std::string_view id) noexcept {
 
 std::string canonical_json(const plan& p);
 std::string digest(const plan& p);  // "sha256:<64 hex>"
+inline constexpr std::string_view digest_prefix = "sha256:";
+// Why `d` is not a plan digest ("sha256:" and 64 lowercase hex digits), in
+// words for an error message; nullopt when it is one.
+std::optional<std::string> digest_problem(std::string_view d);
 // The digest of what the plan's output looks like: each output member's
 // name, type and nullability, in order, and the sink's format when it is
 // Avro. Two plans with the same shape write

@@ -266,7 +266,7 @@ asio::awaitable<ss::action> runtime::poll(ss::action a) {
   held_ = std::move(*polled);
   kafka::view_messages(held_->messages, views_);
   if (!views_.empty()) co_return session_.on(ss::records_arrived{views_, steady_clock::now()});
-  report_read_positions();
+  report_positions();
   co_return a;  // nothing but errors or a rebalance: taken at the next poll
 }
 

@@ -33,17 +33,6 @@ struct count_fields {
   }
 };
 
-// "2 consumed, 1 emitted, 1 filtered, 0 tombstones", and the dead-lettered
-// records of a plan that dead-letters: the text of every line that counts.
-// A plan without a dead-letter topic never dead-letters, and its lines stay
-// shorter without a count that is always 0.
-std::string count_text(const record_counts& c, bool dead_letters) {
-  std::string s = std::to_string(c.consumed) + " consumed, " + std::to_string(c.emitted) + " emitted, " +
-                  filtered_and_tombstones(c);
-  if (dead_letters || c.dead_lettered != 0) s += ", " + std::to_string(c.dead_lettered) + " dead-lettered";
-  return s;
-}
-
 // What a progress line says besides its message, for a log collector.
 struct progress_fields {
   const progress_line& line;
@@ -124,54 +113,51 @@ void runtime::report_previous_run() {
 // stands; once per commit, never per record.
 void runtime::report_commit(steady_clock::duration took) {
   metrics_->committed(session_.last_transaction(), took);
-  for (ss::partition_id p : session_.ledger().owned()) {
-    if (std::optional<ss::offset> ours = session_.ledger().committed_by_us(p)) {
-      const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
-      metrics_->partition_position(tp.topic, tp.partition, ours->value, consumer_->cached_end_offset(tp));
-    }
-  }
-  if (settled())
-    report_read_positions();
-  else
-    report_progress();
+  report_positions();
 }
 
 bool runtime::settled() const { return session_.batch().empty() && session_.ledger().pending().empty(); }
 
-// With no record in hand or pending, every record the consumer delivered
-// is committed, so between a partition's committed offset and the
-// consumer's position lie only offsets that hold no record for a
-// read_committed reader (the markers of an upstream producer's
-// transactions, aborted records): the lag counts from the position. A
-// marker is often taken from the queue only by the poll after the commit,
-// hence also after a poll that brought no record. Quick: no broker call.
-void runtime::report_read_positions() {
-  if (!settled()) return;
+// Where each owned partition stands, to the metrics and to the progress
+// tracker, in one pass; after each commit and after a poll that brought no
+// record. Quick: no broker call.
+//
+// The lag counts from the committed offset. With no record in hand or
+// pending, every record the consumer delivered is committed, so between a
+// partition's committed offset and the consumer's position lie only
+// offsets that hold no record for a read_committed reader (the markers of
+// an upstream producer's transactions, aborted records): then the lag
+// counts from the position. A marker is often taken from the queue only by
+// the poll after the commit, hence the call after an empty poll. The
+// metric and the progress line count alike.
+void runtime::report_positions() {
+  const bool all_committed = settled();
+  standing_.clear();
   for (ss::partition_id p : session_.ledger().owned()) {
     const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
-    if (std::optional<std::int64_t> at = consumer_->position(tp))
-      metrics_->partition_read_to(tp.topic, tp.partition, *at);
+    const kafka::consumer::known_watermarks w = consumer_->cached_watermarks(tp);
+    partition_standing s{.end = w.high, .log_start = w.low};
+    if (std::optional<ss::offset> at = session_.ledger().positioned_at(p)) s.assigned_at = at->value;
+    if (std::optional<ss::offset> ours = session_.ledger().committed_by_us(p)) {
+      s.committed = ours->value;
+      metrics_->partition_position(tp.topic, tp.partition, ours->value, w.high);
+    }
+    if (all_committed) {
+      s.read_to = consumer_->position(tp);
+      if (s.read_to) metrics_->partition_read_to(tp.topic, tp.partition, *s.read_to);
+    }
+    standing_.push_back(s);
   }
   report_progress();
 }
 
-// The lag (engine/progress.hpp: total_lag says where each partition
-// stands) and the counts to the progress tracker, and its line if one is
-// due. Quick: no broker call.
+// The lag (engine/progress.hpp: total_lag) and the counts to the progress
+// tracker, and its line if one is due.
 void runtime::report_progress() {
   // Without partitions there is no input to be behind on (before the first
   // assignment, or with more instances than partitions).
-  if (session_.ledger().owned().empty()) return;
-  std::vector<partition_standing> standing;
-  for (ss::partition_id p : session_.ledger().owned()) {
-    const kafka::topic_partition tp{plan_.identity.source_topic, p.value};
-    partition_standing s{consumer_->cached_end_offset(tp), consumer_->position(tp), std::nullopt,
-                         consumer_->cached_start_offset(tp), std::nullopt};
-    if (std::optional<ss::offset> at = session_.ledger().positioned_at(p)) s.assigned_at = at->value;
-    if (std::optional<ss::offset> ours = session_.ledger().committed_by_us(p)) s.committed = ours->value;
-    standing.push_back(s);
-  }
-  const std::optional<std::uint64_t> lag = total_lag(standing);
+  if (standing_.empty()) return;
+  const std::optional<std::uint64_t> lag = total_lag(standing_);
   if (!lag) return;
   const record_counts& c = session_.counters().counts;
   progress_sample sample{c.consumed, std::nullopt, *lag};

@@ -123,7 +123,7 @@ class runtime {
   void log_decision(ss::action& a);
   void log_commit(steady_clock::duration took);
   void report_commit(steady_clock::duration took);
-  void report_read_positions();
+  void report_positions();
   void report_progress();
   bool settled() const;
   void report_previous_run();
@@ -177,8 +177,11 @@ class runtime {
   std::exception_ptr drain_crashed_;
   std::uint64_t commits_ = 0;
   steady_clock::time_point last_summary_{};
-  // Whether the run is behind, and how fast it catches up (reporting.cpp).
+  // Whether the run is behind, and how fast it catches up (reporting.cpp);
+  // where each owned partition stands, refilled at each report (kept, so
+  // that a report allocates nothing once it has grown).
   progress_tracker progress_;
+  std::vector<partition_standing> standing_;
 };
 
 }  // namespace streamt::engine::driver

@@ -29,11 +29,6 @@ namespace streamt::engine::driver {
 
 namespace {
 
-// The plan log is read whole at every start: it grows by one claim per plan
-// change (and per instance that lost a race), so a million is far beyond any
-// fleet's history, and about 300 MB of claims at most.
-constexpr std::size_t max_plan_log_records = 1000000;
-
 ss::prepared refused(ss::start_refusal why, std::string message) {
   ss::prepared p;
   p.refused = why;
@@ -111,13 +106,10 @@ ss::prepared runtime::prepare() {
     return refused(ss::start_refusal::settings, std::move(e));
   ready.transaction_timeout = producer_->transaction_timeout();
   // One group.instance.id per state directory, never typed by hand: two
-  // instances with one would fence each other's consumers. The protocol was
-  // checked with the settings above.
-  const auto protocol = kafka::group_protocol_of(settings_);
-  const bool static_member =
-      kafka::is_static(options_.membership, protocol ? *protocol : kafka::group_protocol::classic);
-  auto consumer = kafka::consumer::create(ex_, plan_.identity.application_id,
-                                          static_member ? txn_id_ : std::string(), settings_);
+  // instances with one would fence each other's consumers. Whether it is
+  // used (static membership) the consumer decides with the group protocol.
+  auto consumer =
+      kafka::consumer::create(ex_, plan_.identity.application_id, txn_id_, settings_, options_.membership);
   if (!consumer) return refused(ss::start_refusal::settings, consumer.error().message);
   consumer_ = std::move(*consumer);
   plan_log_ = std::make_unique<kafka::plan_log_client>(*consumer_, options_.bootstrap_servers, settings_);
@@ -261,7 +253,7 @@ asio::awaitable<ss::batches_capped> runtime::cap_batches() {
   // the topic's configuration (a record they refuse gets a line of its own).
   if (sink_rules_.compacted)
     STREAMT_LOG(log_, info) << "sink topic '" << plan_.identity.sink_topic
-                            << "': a record without a key is refused (cleanup.policy compact)";
+                            << "': " << sink_rules::compacted_rule;
   if (sink_rules_.any())
     STREAMT_LOG(log_, debug) << "sink topic '" << plan_.identity.sink_topic << "': " << sink_rules_.describe()
                              << "; such a record is an invalid record, at its own offset";
@@ -319,7 +311,7 @@ asio::awaitable<ss::plan_log_created> runtime::create_plan_log(const ss::action&
 asio::awaitable<ss::plan_log_read> runtime::read_plan_log(const ss::action& a) {
   ss::plan_log_read out;
   out.called = steady_clock::now();
-  auto op = plan_log_->async_read(a.topic, max_plan_log_records, !a.must_exist, a.slice);
+  auto op = plan_log_->async_read(a.topic, ss::max_plan_log_records, !a.must_exist, a.slice);
   kafka::kafka_result<kafka::log_contents> log = co_await std::move(op);
   out.now = steady_clock::now();
   if (log) {

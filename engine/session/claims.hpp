@@ -25,6 +25,7 @@
 #include "engine/lineage.hpp"
 #include "engine/session/succession.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -80,5 +81,11 @@ std::variant<plan_stands, write_claim, succession_refused> next_claim_step(
 // The plan log's topic of an application id (at most 214 characters, as an
 // application id has at most 200).
 std::string plan_log_topic(std::string_view application_id);
+
+// The plan log is read whole, by the engine at every start and by the
+// commands that show or supersede the standing plan: it grows by one claim
+// per plan change (and per instance that lost a race), so a million is far
+// beyond any fleet's history, and about 300 MB of claims at most.
+inline constexpr std::size_t max_plan_log_records = 1000000;
 
 }  // namespace streamt::engine::session

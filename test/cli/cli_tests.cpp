@@ -956,44 +956,6 @@ BOOST_AUTO_TEST_CASE(the_dead_letter_policy_is_compiled_into_the_plan_and_shown_
   BOOST_TEST(contains(r.err, "--dead-letter-topic: error: 'big-orders' is also the sink topic"), r.err);
 }
 
-BOOST_AUTO_TEST_CASE(a_plan_compiled_with_supersedes_names_its_predecessor_then_that_ones_own) {
-  temp_dir dir;
-  auto compile_as = [&](const std::string& application_id, std::vector<std::string> extra) {
-    std::vector<std::string> args{"compile",      "--schema",     schema,      "--application-id",
-                                  application_id, "--sink-topic", "big-orders"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    args.push_back(examples + "big_orders.sql");
-    return run_streamt(args);
-  };
-  const std::string a = dir.file("a.json"), b = dir.file("b.json"), c = dir.file("c.json");
-  BOOST_TEST_REQUIRE(compile_as("orders-big", {"--output", a}).exit_code == 0);
-  process_result r = compile_as("orders-big", {"--supersedes", a, "--output", b});
-  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
-  r = compile_as("orders-big", {"--supersedes", b, "--output", c});
-  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
-  auto digest_of = [&](const std::string& plan) {
-    const std::string out = run_streamt({"check", plan}).out;
-    const auto at = out.find("digest:         ");
-    return at == std::string::npos ? std::string() : out.substr(at + 16, 71);
-  };
-  // The same query each time: only the succession tells the plans apart.
-  BOOST_TEST(digest_of(a) != digest_of(b));
-  const std::string checked = run_streamt({"check", c}).out;
-  BOOST_TEST(contains(checked, "supersedes:     " + digest_of(b) + " (and 1 before it)"), checked);
-  const std::string explained = run_streamt({"explain", c}).out;
-  BOOST_TEST(contains(explained, "succeeds   " + digest_of(b)), explained);
-  BOOST_TEST(contains(explained, "             " + digest_of(a)), explained);
-  BOOST_TEST(!contains(run_streamt({"check", a}).out, "supersedes:"));
-  // Another application's plan is no predecessor.
-  r = compile_as("orders-other", {"--supersedes", a});
-  BOOST_TEST(r.exit_code == 1);
-  BOOST_TEST(contains(r.err, "its application id is 'orders-big', this plan's 'orders-other'"), r.err);
-  // A predecessor that is no valid plan is refused as check refuses it.
-  const std::string broken = dir.file("broken.json");
-  std::ofstream(broken) << "{}";
-  BOOST_TEST(compile_as("orders-big", {"--supersedes", broken}).exit_code == 1);
-}
-
 BOOST_AUTO_TEST_CASE(a_misspelt_command_or_option_is_answered_with_what_was_meant) {
   process_result r = run_streamt({"complie"});
   BOOST_TEST(r.exit_code == 2);

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,32 @@ std::string supersedes_line(const std::string& plan) {
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(compile_supersedes)
+
+BOOST_AUTO_TEST_CASE(a_plan_compiled_with_supersedes_names_its_predecessor_then_that_ones_own) {
+  temp_dir dir;
+  const std::string a = dir.file("a.json"), b = dir.file("b.json"), c = dir.file("c.json");
+  BOOST_TEST_REQUIRE(compile_with("orders-big", {"--output", a}).exit_code == 0);
+  process_result r = compile_with("orders-big", {"--supersedes", a, "--output", b});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  r = compile_with("orders-big", {"--supersedes", b, "--output", c});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  // The same query each time: only the succession tells the plans apart.
+  BOOST_TEST(digest_of(a) != digest_of(b));
+  const std::string checked = run_streamt({"check", c}).out;
+  BOOST_TEST(contains(checked, "supersedes:     " + digest_of(b) + " (and 1 before it)"), checked);
+  const std::string explained = run_streamt({"explain", c}).out;
+  BOOST_TEST(contains(explained, "succeeds   " + digest_of(b)), explained);
+  BOOST_TEST(contains(explained, "             " + digest_of(a)), explained);
+  BOOST_TEST(!contains(run_streamt({"check", a}).out, "supersedes:"));
+  // Another application's plan is no predecessor.
+  r = compile_with("orders-other", {"--supersedes", a});
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "its application id is 'orders-big', this plan's 'orders-other'"), r.err);
+  // A predecessor that is no valid plan is refused as check refuses it.
+  const std::string broken = dir.file("broken.json");
+  std::ofstream(broken) << "{}";
+  BOOST_TEST(compile_with("orders-big", {"--supersedes", broken}).exit_code == 1);
+}
 
 BOOST_AUTO_TEST_CASE(a_digest_is_put_first_in_the_chain_alone_and_gives_the_plan_its_file_would) {
   temp_dir dir;

@@ -40,7 +40,7 @@ until "$STREAMT_BINARY" status "$app" -b "$STREAMT_BOOTSTRAP" --silent-after-ms 
   ((SECONDS < deadline)) || { cat "$work/status.txt"; fail "status never named the killed instance"; }
   sleep 0.5
 done
-grep -E "^instance [^ ]+: .*lag (20|[1-9][0-9]+), last commit .* ago: NOT HEARD FROM" "$work/status.txt" >/dev/null ||
+grep -E "^instance [^ ]+: .*lag 20, last commit .* ago: NOT HEARD FROM" "$work/status.txt" >/dev/null ||
   { cat "$work/status.txt"; fail "no line naming the instance with its lag and last commit"; }
 checks_passed=$((checks_passed + 1))
 "$STREAMT_BINARY" status "$app" -b "$STREAMT_BOOTSTRAP" --silent-after-ms 1000 --format json >"$work/status.json"

@@ -59,8 +59,8 @@ committed_offset() {
   awk -F'\t' -v t="$2" -v p="$3" '$1 == t && $2 == p { print $3; found=1 } END { if (!found) print "none" }' <<<"$out"
 }
 
-# compile SCHEMA_FILE APP_ID SINK_TOPIC SQL OUT_PLAN
-compile() { echo "$4" | "$STREAMT_BINARY" compile --schema "$1" --application-id "$2" --sink-topic "$3" --output "$5" -; }
+# compile SCHEMA_FILE APP_ID SINK_TOPIC SQL OUT_PLAN [COMPILE_OPTION...]
+compile() { echo "$4" | "$STREAMT_BINARY" compile --schema "$1" --application-id "$2" --sink-topic "$3" --output "$5" "${@:6}" -; }
 # orders_schema TOPIC FILE: the orders(id STRING, amount BIGINT) schema most
 # tests compile against, reading TOPIC.
 orders_schema() {

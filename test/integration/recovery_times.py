@@ -139,6 +139,8 @@ class Engines:
 
     def start(self, name):
         state = os.path.join(self.work, f"state-{name}")
+        # Truncated at each start: metric() takes the metrics port from the
+        # log, and a restarted instance listens on a new one.
         log = open(os.path.join(self.work, f"{name}.log"), "wb")
         cmd = [self.binary, "run", self.plan, "--bootstrap-servers", self.bootstrap, "--state-dir", state,
                "--metrics-address", "127.0.0.1:0"] + self.flags

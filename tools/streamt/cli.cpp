@@ -241,12 +241,16 @@ std::optional<std::string> bootstrap_servers_error(const std::string& servers) {
   }
 }
 
+std::string range_message(std::string_view option, std::string_view unit, long long min, long long max,
+                          const std::string& got) {
+  const std::string shown = got.size() > 32 ? got.substr(0, 32) + "..." : got;
+  return std::string(option) + " takes a whole number of " + std::string(unit) + " from " +
+         std::to_string(min) + " to " + std::to_string(max) + "; got '" + shown + "'";
+}
+
 int range_error(std::string_view command, std::string_view option, std::string_view unit, long long min,
                 long long max, const std::string& got) {
-  const std::string shown = got.size() > 32 ? got.substr(0, 32) + "..." : got;
-  return usage_error(command, std::string(option) + " takes a whole number of " + std::string(unit) +
-                                  " from " + std::to_string(min) + " to " + std::to_string(max) + "; got '" +
-                                  shown + "'");
+  return usage_error(command, range_message(option, unit, min, max, got));
 }
 
 std::variant<kafka_access, int> read_kafka_access(std::string_view command, const arguments& a) {

@@ -119,9 +119,11 @@ std::optional<T> whole_number(std::string_view s, T min, T max) {
   return v;
 }
 
-// The usage error (exit 2, printed) for a number outside its range:
 // "OPTION takes a whole number of UNIT from MIN to MAX; got '...'", quoting
-// at most 32 characters of what was given (a pasted line might be long).
+// at most 32 characters of what was given (a pasted line might be long);
+// range_error prints it as a usage error (exit 2).
+std::string range_message(std::string_view option, std::string_view unit, long long min, long long max,
+                          const std::string& got);
 int range_error(std::string_view command, std::string_view option, std::string_view unit, long long min,
                 long long max, const std::string& got);
 

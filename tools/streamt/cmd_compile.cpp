@@ -196,11 +196,6 @@ std::variant<plan::schema, int> schema_from_registry(const registry_flags& flags
   return std::move(*schema);
 }
 
-// As many claims as the engine reads at start (engine/driver/start_steps.cpp).
-constexpr std::size_t max_plan_log_records = 1000000;
-
-constexpr std::string_view digest_prefix = "sha256:";
-
 // What a new plan succeeds: the plan it replaces, that plan's own
 // predecessors (nearest first), and its output shape when known.
 struct predecessor {
@@ -215,24 +210,8 @@ struct predecessor {
 // ./sha256:...); anything else is a plan file. The prefix decides, not
 // whether a file exists, so a command line means the same in any directory.
 bool names_a_digest(std::string_view value) {
-  return value.size() >= digest_prefix.size() &&
-         plan::equal_ignoring_case(value.substr(0, digest_prefix.size()), digest_prefix);
-}
-
-// Why `d` is not a plan digest ("sha256:" and 64 lowercase hex digits), if
-// it is not.
-std::optional<std::string> digest_error(std::string_view d) {
-  if (!d.starts_with(digest_prefix)) return "it must start with 'sha256:' in lower case";
-  const std::string_view hex = d.substr(digest_prefix.size());
-  if (hex.size() != 64)
-    return "it has " + std::to_string(hex.size()) + " characters after 'sha256:'; a digest has 64";
-  for (std::size_t i = 0; i < hex.size(); ++i) {
-    const char c = hex[i];
-    if (c >= 'A' && c <= 'F') return "it has upper-case hex digits; a digest is written in lower case";
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      return "character " + std::to_string(digest_prefix.size() + i + 1) + " is not a hex digit";
-  }
-  return std::nullopt;
+  return value.size() >= plan::digest_prefix.size() &&
+         plan::equal_ignoring_case(value.substr(0, plan::digest_prefix.size()), plan::digest_prefix);
 }
 
 bool is_hex_digest_without_prefix(std::string_view v) {
@@ -248,7 +227,7 @@ std::variant<predecessor, int> predecessor_named(const std::string& value, const
                                                  const std::string& source_topic,
                                                  const std::string& sink_topic) {
   if (names_a_digest(value)) {
-    if (std::optional<std::string> why = digest_error(value))
+    if (std::optional<std::string> why = plan::digest_problem(value))
       return usage_error("compile", "--supersedes '" + value + "' is not a plan digest: " + *why +
                                         " ('sha256:' and 64 lowercase hex digits, as streamt check and "
                                         "streamt status show it)");
@@ -294,9 +273,10 @@ std::variant<predecessor, int> standing_predecessor(const kafka_access& k,
   const std::string nothing_stands =
       ": no plan holds the application, so there is nothing to supersede; compile without "
       "--supersedes-standing (the first plan of an application supersedes none)";
-  auto log = kafka::read_log(k.bootstrap_servers, k.user, topic, max_plan_log_records, false, k.timeout);
+  auto log = kafka::read_log(k.bootstrap_servers, k.user, topic, engine::session::max_plan_log_records, false,
+                             k.timeout);
   if (!log) {
-    const rd_kafka_resp_err_t code = log.error().info.code;
+    const auto code = log.error().info.code;
     if (kafka::is_unknown_topic_or_partition(code)) {
       say_error("compile",
                 "--supersedes-standing: application '" + application_id + "' has no plan log (" + topic +
@@ -308,7 +288,7 @@ std::variant<predecessor, int> standing_predecessor(const kafka_access& k,
       return rejected;
     }
     // The reader's settings refused (a --config or -X key librdkafka rejects).
-    if (code == RD_KAFKA_RESP_ERR__INVALID_ARG) {
+    if (kafka::is_refused_setting(code)) {
       const int config = engine::to_int(engine::exit_code::config);
       say_error("compile", "--supersedes-standing: " + log.error().message, config);
       return config;
@@ -351,7 +331,7 @@ std::variant<predecessor, int> standing_predecessor(const kafka_access& k,
   std::vector<std::string> named{l.plan_digest};
   named.insert(named.end(), l.supersedes.begin(), l.supersedes.end());
   for (const std::string& d : named)
-    if (std::optional<std::string> why = digest_error(d)) {
+    if (std::optional<std::string> why = plan::digest_problem(d)) {
       say_error("compile",
                 "--supersedes-standing: " + claim + " names '" + d.substr(0, 80) +
                     "', which is not a plan digest (" + *why + "); give --supersedes OLD_PLAN instead",

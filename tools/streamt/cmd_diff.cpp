@@ -102,11 +102,8 @@ std::optional<std::string> parse_from(const std::string& text, start_spec& out) 
   }
   if (constexpr std::string_view last = "last:"; text.starts_with(last)) {
     const std::string n = text.substr(last.size());
-    const std::string shown = n.size() > 32 ? n.substr(0, 32) + "..." : n;
     auto v = whole_number<std::uint64_t>(n, 1, max_last_records);
-    if (!v)
-      return "--from last:N takes a whole number of records from 1 to " + std::to_string(max_last_records) +
-             "; got '" + shown + "'";
+    if (!v) return range_message("--from last:N", "records", 1, max_last_records, n);
     out.kind = start_kind::last;
     out.last = *v;
     return std::nullopt;

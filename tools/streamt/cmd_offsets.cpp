@@ -8,6 +8,8 @@
 #include "engine/client_failure.hpp"
 #include "engine/instance_report.hpp"
 #include "engine/lineage.hpp"
+#include "engine/log.hpp"
+#include "engine/progress.hpp"
 #include "engine/session/claims.hpp"
 #include "kafka/group_admin.hpp"
 #include "kafka/plan_log.hpp"
@@ -27,9 +29,6 @@
 namespace streamt::cli {
 
 namespace {
-
-// As many claims as the engine reads at start (engine/driver/start_steps.cpp).
-constexpr std::size_t max_plan_log_records = 1000000;
 
 constexpr std::string_view help =
     "usage: streamt offsets APPLICATION_ID --bootstrap-servers HOSTS [options]\n"
@@ -142,7 +141,8 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
   }
   // The plan log, if an instance ever made it.
   f.log_topic = engine::session::plan_log_topic(group);
-  auto log = kafka::read_log(k.bootstrap_servers, k.user, f.log_topic, max_plan_log_records, false, timeout);
+  auto log = kafka::read_log(k.bootstrap_servers, k.user, f.log_topic, engine::session::max_plan_log_records,
+                             false, timeout);
   if (!log) {
     if (kafka::is_unknown_topic_or_partition(log.error().info.code)) return f;
     return request_failed(command, "reading the plan log " + f.log_topic, log.error());
@@ -155,10 +155,8 @@ std::variant<fleet, int> gather(const kafka::group_admin& admin, const kafka_acc
   return f;
 }
 
-// "sha256:" and 12 hex digits, as the engine's log lines show a plan.
-std::string short_digest(const std::string& d) {
-  return d.substr(0, std::string_view("sha256:").size() + 12);
-}
+// A plan as the engine's text log lines show it.
+std::string short_digest(const std::string& d) { return std::string(engine::short_digest(d)); }
 
 boost::json::value plan_log_json(const fleet& f) {
   boost::json::object log;
@@ -278,34 +276,20 @@ int no_committed_offsets(const fleet& f, const std::string& group) {
 // without a commit before status says it has not been heard from.
 constexpr std::int64_t default_silent_after_ms = 30000;
 constexpr std::int64_t max_silent_after_ms = 86400000;
-std::chrono::milliseconds silent_after(const arguments& a) {
-  if (auto v = a.get("--silent-after-ms"))
-    if (auto n = whole_number<std::int64_t>(*v, 1000, max_silent_after_ms))
-      return std::chrono::milliseconds(*n);
-  return std::chrono::milliseconds(default_silent_after_ms);
-}
 
-// "47 s ago", "0.3 s ago", "2 h 5 min ago": short, for a terminal.
+// "0.3 s ago", "47 s ago", "4 min ago": short, for a terminal; below 10 s
+// with a tenth, where a healthy instance's last commit lies.
 std::string seconds_ago(std::chrono::milliseconds d) {
   const std::int64_t ms = d.count();
-  std::ostringstream out;
-  if (ms < 10000)
-    out << ms / 1000 << '.' << (ms % 1000) / 100 << " s";
-  else if (ms < 600000)
-    out << ms / 1000 << " s";
-  else if (ms < 7200000)
-    out << ms / 60000 << " min";
-  else
-    out << ms / 3600000 << " h " << (ms % 3600000) / 60000 << " min";
-  out << " ago";
-  return out.str();
+  if (ms >= 10000) return engine::roughly(std::chrono::duration_cast<std::chrono::seconds>(d)) + " ago";
+  return std::to_string(ms / 1000) + '.' + std::to_string((ms % 1000) / 100) + " s ago";
 }
 
 // streamt status: the fleet in a few lines. Which plan holds the
 // application (the plan log), and for each plan that committed partitions:
 // which, by which instances, and their lag.
 int status(const kafka::group_admin& admin, const kafka_access& k, const std::string& group,
-           const arguments& a) {
+           const arguments& a, std::chrono::milliseconds silent_after) {
   std::variant<fleet, int> gathered = gather(admin, k, group, a, "status");
   if (const int* failed = std::get_if<int>(&gathered)) return *failed;
   const fleet& f = std::get<fleet>(gathered);
@@ -323,9 +307,9 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
     // A --topic partition the group never committed is listed, but is no
     // committed offset.
     committed = committed || r.committed.has_value();
-    const std::optional<engine::lineage> l = engine::from_commit_metadata(r.metadata);
-    if (l && r.committed)
-      by_instance.push_back({where(p), l->instance, engine::commit_time_of(r.metadata), lag(r).value_or(0)});
+    const std::optional<engine::commit_metadata> m = engine::read_commit_metadata(r.metadata);
+    const engine::lineage* l = m ? &m->plan : nullptr;
+    if (l && r.committed) by_instance.push_back({where(p), l->instance, m->at, lag(r).value_or(0)});
     by_plan& b = plans[l ? l->plan_digest : std::string()];
     b.partitions.push_back(p);
     if (l && !l->instance.empty()) b.instances[l->instance] = true;
@@ -335,20 +319,16 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
   const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::system_clock::now().time_since_epoch());
   const std::vector<engine::instance_report> instances =
-      engine::report_instances(by_instance, now.count(), silent_after(a));
+      engine::report_instances(by_instance, now.count(), silent_after);
   // How long records have waited on a partition without a commit: while the
   // group rebalances, how long the partitions that move have stood still.
-  std::optional<std::chrono::milliseconds> longest_wait;
-  for (const engine::instance_report& i : instances)
-    if (i.lag > 0 && i.since_last_commit && (!longest_wait || *i.since_last_commit > *longest_wait))
-      longest_wait = i.since_last_commit;
-  const bool rebalancing = f.group.state == "PreparingRebalance" || f.group.state == "CompletingRebalance" ||
-                           f.group.state == "Reconciling" || f.group.state == "Assigning";
+  const std::optional<std::chrono::milliseconds> longest_wait =
+      engine::longest_wait(by_instance, now.count());
   if (a.get("--format").value_or("text") == "json") {
     boost::json::object out;
     out["application"] = group;
     out["state"] = f.group.state;
-    out["rebalancing"] = rebalancing;
+    out["rebalancing"] = f.group.rebalancing;
     out["members"] = f.group.members;
     out["plan_log"] = plan_log_json(f);
     out["committed"] = committed;
@@ -418,7 +398,7 @@ int status(const kafka::group_admin& admin, const kafka_access& k, const std::st
     if (i.silent) std::cout << ": NOT HEARD FROM (stopped, hung or cut off)";
     std::cout << '\n';
   }
-  if (rebalancing) {
+  if (f.group.rebalancing) {
     std::cout << "the group is rebalancing";
     if (longest_wait)
       std::cout << "; records have waited up to " << seconds_ago(*longest_wait)
@@ -560,8 +540,12 @@ int cmd_status(std::span<char* const> args) {
   arguments a;
   if (auto done = parse_command("status", args, spec, status_help, a)) return *done;
   if (a.positionals.size() != 1) return usage_error("status", "expected one APPLICATION_ID");
-  if (auto v = a.get("--silent-after-ms"); v && !whole_number<std::int64_t>(*v, 1000, max_silent_after_ms))
-    return range_error("status", "--silent-after-ms", "milliseconds", 1000, max_silent_after_ms, *v);
+  std::chrono::milliseconds silent_after{default_silent_after_ms};
+  if (auto v = a.get("--silent-after-ms")) {
+    std::optional<std::int64_t> n = whole_number<std::int64_t>(*v, 1000, max_silent_after_ms);
+    if (!n) return range_error("status", "--silent-after-ms", "milliseconds", 1000, max_silent_after_ms, *v);
+    silent_after = std::chrono::milliseconds(*n);
+  }
   if (auto f = a.get("--format"); f && *f != "text" && *f != "json")
     return usage_error("status", "--format takes text or json");
   std::variant<kafka_access, int> access = read_kafka_access("status", a);
@@ -572,7 +556,7 @@ int cmd_status(std::span<char* const> args) {
     std::cerr << "streamt status: " << admin.error().message << '\n';
     return engine::to_int(engine::exit_code::config);
   }
-  return status(*admin, k, a.positionals[0], a);
+  return status(*admin, k, a.positionals[0], a, silent_after);
 }
 
 }  // namespace streamt::cli

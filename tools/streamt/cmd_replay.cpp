@@ -108,8 +108,7 @@ int cmd_replay(std::span<char* const> args) {
   std::ios::sync_with_stdio(false);
   const engine::run_result r = engine::replay(*p, *in, std::cout, registry ? &registry->registry : nullptr);
   const auto& c = r.counts;
-  std::cerr << "streamt replay: " << c.consumed << " consumed, " << c.emitted << " emitted, "
-            << engine::filtered_and_tombstones(c) << "\n";
+  std::cerr << "streamt replay: " << engine::count_text(c, false) << "\n";
   if (r.invalid) {
     std::cerr << "streamt replay: invalid record at " << r.invalid->describe() << " ["
               << r.invalid->error.code << "]\n"

@@ -59,4 +59,21 @@ BOOST_AUTO_TEST_CASE(a_committer_clock_ahead_of_ours_reads_as_just_now) {
   BOOST_TEST(!r[0].silent);
 }
 
+BOOST_AUTO_TEST_CASE(the_longest_wait_is_a_partitions_not_hidden_by_its_instances_newer_commits) {
+  const std::int64_t now = 1'000'000;
+  // orders/1 is moving from "live" to a new owner that has not committed:
+  // it still shows live's commit of 40 s ago, while live commits orders/0.
+  const std::vector<e::committed_partition> parts{
+      {"orders/0", "live", now - 100, 5},
+      {"orders/1", "live", now - 40'000, 300},
+      {"orders/2", "live", now - 90'000, 0},  // nothing waits: not a wait
+  };
+  const auto wait = e::longest_wait(parts, now);
+  BOOST_TEST_REQUIRE(wait.has_value());
+  BOOST_TEST(wait->count() == 40'000);
+  // The instance itself was heard from 0.1 s ago.
+  BOOST_TEST(e::report_instances(parts, now, 30s)[0].since_last_commit->count() == 100);
+  BOOST_TEST(!e::longest_wait({{"orders/0", "x", std::nullopt, 9}}, now).has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -48,11 +48,15 @@ BOOST_AUTO_TEST_CASE(a_commit_stamps_its_time_into_the_metadata_and_the_lineage_
   const std::optional<e::lineage> back = e::from_commit_metadata(stamped);
   BOOST_TEST_REQUIRE(back.has_value());
   BOOST_TEST((*back == l));
-  BOOST_TEST((e::commit_time_of(stamped) == std::optional<std::int64_t>(1796601600123)));
-  // Written before the time was added, or not ours: no time.
-  BOOST_TEST(!e::commit_time_of(base).has_value());
-  BOOST_TEST(!e::commit_time_of(R"({"at":5})").has_value());
-  BOOST_TEST(!e::commit_time_of("").has_value());
+  const std::optional<e::commit_metadata> read = e::read_commit_metadata(stamped);
+  BOOST_TEST_REQUIRE(read.has_value());
+  BOOST_TEST((read->plan == l));
+  BOOST_TEST((read->at == std::optional<std::int64_t>(1796601600123)));
+  // Written before the time was added: the lineage, no time; not ours: nothing.
+  BOOST_TEST_REQUIRE(e::read_commit_metadata(base).has_value());
+  BOOST_TEST(!e::read_commit_metadata(base)->at.has_value());
+  BOOST_TEST(!e::read_commit_metadata(R"({"at":5})").has_value());
+  BOOST_TEST(!e::read_commit_metadata("").has_value());
   // Metadata that is no object is left as it is.
   BOOST_TEST(e::stamp_commit_metadata("", 5) == "");
   BOOST_TEST(e::stamp_commit_metadata("free text", 5) == "free text");

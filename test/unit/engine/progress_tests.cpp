@@ -166,6 +166,9 @@ BOOST_AUTO_TEST_CASE(samples_closer_than_a_fifth_of_a_second_share_one_point_of_
   BOOST_TEST_REQUIRE(l.has_value());
   BOOST_TEST_REQUIRE(l->rate.has_value());
   BOOST_TEST(*l->rate == 1000.0, boost::test_tools::tolerance(0.01));
+  // About 15 s of samples 10 ms apart: one point per 200 ms (about 77), not
+  // one per sample (about 1500).
+  BOOST_TEST(r.tracker.points() <= 80u, r.tracker.points());
 }
 
 BOOST_AUTO_TEST_CASE(the_lag_sums_each_partitions_distance_to_its_end_and_is_unknown_until_each_is_known) {
