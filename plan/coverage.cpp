@@ -476,7 +476,29 @@ class analysis {
     return out;
   }
 
+  // True if `n` has every value and `p` is null, descendants and all: then
+  // the two are every state of the var.
+  bool null_and_all(const region& n, const region& p, std::size_t i) const {
+    if (n.st[i] != state::null || p.st[i] != state::present || !(p.vs[i] == full_set(vars_[i]))) return false;
+    for (std::size_t d = i + 1; d < vars_[i].end; ++d)
+      if (p.st[d] != state::any) return false;
+    return true;
+  }
+
   bool join(region& a, const region& b) const {
+    for (std::size_t i = 0; i < vars_.size(); ++i) {
+      if (a.st[i] == b.st[i] && (a.st[i] != state::present || a.vs[i] == b.vs[i])) continue;
+      if (!null_and_all(a, b, i) && !null_and_all(b, a, i)) break;
+      bool rest_equal = true;
+      for (std::size_t k = vars_[i].end; k < vars_.size() && rest_equal; ++k)
+        rest_equal = a.st[k] == b.st[k] && (a.st[k] != state::present || a.vs[k] == b.vs[k]);
+      if (!rest_equal) return false;
+      for (std::size_t d = i; d < vars_[i].end; ++d) {
+        a.st[d] = state::any;
+        a.vs[d] = full_set(vars_[d]);
+      }
+      return true;
+    }
     std::size_t differ = none;
     for (std::size_t i = 0; i < vars_.size(); ++i) {
       if (a.st[i] != b.st[i]) return false;
