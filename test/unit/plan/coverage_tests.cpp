@@ -14,6 +14,11 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <cstdint>
+
+#include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -288,6 +293,118 @@ BOOST_AUTO_TEST_CASE(example_text_writes_each_type_as_json_does) {
   BOOST_TEST(plan::example_text(s, r) ==
              R"({"s": "a\"b\n", "t": "1970-01-01T00:00:01.500Z", "m": -0.05, "d": 0.1, )"
              R"("r": {"in": {"b": true}, "j": {}}, "n": null})");
+}
+
+// Against brute force: random routes on a nullable BIGINT and a nullable
+// STRING whose literals are 0..2 and 'a', 'b', so the values -1..3 and
+// 'a', 'b', '' (and null) meet every region. An overlap is reported exactly
+// when some record is taken by both routes, a gap exactly when some record
+// is taken by none, and every example is such a record whatever the columns
+// it leaves out hold.
+BOOST_AUTO_TEST_CASE(random_route_sets_agree_with_trying_every_record) {
+  const plan::schema s = schema_of(R"({"name": "x", "type": "BIGINT", "nullable": true},
+                                      {"name": "s", "type": "STRING", "nullable": true})");
+  struct rec {
+    std::optional<std::int64_t> x;
+    std::optional<std::string> s;
+  };
+  std::vector<rec> all;
+  for (std::optional<std::int64_t> x :
+       {std::optional<std::int64_t>{}, std::optional<std::int64_t>{-1}, std::optional<std::int64_t>{0},
+        std::optional<std::int64_t>{1}, std::optional<std::int64_t>{2}, std::optional<std::int64_t>{3}})
+    for (std::optional<std::string> v : {std::optional<std::string>{}, std::optional<std::string>{"a"},
+                                         std::optional<std::string>{"b"}, std::optional<std::string>{""}})
+      all.push_back({x, v});
+  auto takes = [](const plan::route& r, const rec& e) {
+    for (const plan::condition& c : r.predicate) {
+      const bool null = c.column == 0 ? !e.x : !e.s;
+      if (c.op == plan::compare_op::is_null) {
+        if (!null) return false;
+        continue;
+      }
+      if (c.op == plan::compare_op::is_not_null) {
+        if (null) return false;
+        continue;
+      }
+      if (null) return false;  // unknown is not true
+      if (c.column == 1) {
+        const bool eq = *e.s == std::get<std::string>(c.value);
+        if (c.op == plan::compare_op::eq ? !eq : eq) return false;
+        continue;
+      }
+      const std::int64_t a = *e.x, b = std::get<std::int64_t>(c.value);
+      const bool holds = c.op == plan::compare_op::eq   ? a == b
+                         : c.op == plan::compare_op::ne ? a != b
+                         : c.op == plan::compare_op::lt ? a < b
+                         : c.op == plan::compare_op::le ? a <= b
+                         : c.op == plan::compare_op::gt ? a > b
+                                                        : a >= b;
+      if (!holds) return false;
+    }
+    return true;
+  };
+  // The sample records an example stands for: its columns fixed, the others
+  // anything.
+  auto matching = [&](const plan::example_record& ex) {
+    std::vector<rec> out;
+    for (const rec& e : all) {
+      bool ok = true;
+      for (const plan::example_value& v : ex) {
+        if (v.column == 0)
+          ok = ok && (v.value ? e.x && *e.x == std::get<std::int64_t>(*v.value) : !e.x);
+        else
+          ok = ok && (v.value ? e.s && *e.s == std::get<std::string>(*v.value) : !e.s);
+      }
+      if (ok) out.push_back(e);
+    }
+    return out;
+  };
+  const std::vector<std::string> conditions{"x = 1",     "x <> 1",        "x < 1",     "x <= 0",
+                                            "x > 1",     "x >= 2",        "x IS NULL", "x IS NOT NULL",
+                                            "s = 'a'",   "s <> 'a'",      "s = 'b'",   "s <> 'b'",
+                                            "s IS NULL", "s IS NOT NULL", "x > 0"};
+  std::mt19937 random(39);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::pair<std::string, std::string>> specs;
+    const int count = 1 + static_cast<int>(random() % 4);
+    for (int r = 0; r < count; ++r) {
+      std::string clause;
+      const int n = static_cast<int>(random() % 3);
+      for (int k = 0; k < n; ++k) clause += (k ? " AND " : "") + conditions[random() % conditions.size()];
+      specs.push_back({"r" + std::to_string(r), clause});
+    }
+    const auto routes = routes_of(s, specs);
+    const auto report = analysed(s, routes);
+    BOOST_TEST_REQUIRE(report.complete);
+    std::string context;
+    for (const auto& [name, clause] : specs) context += name + ": " + clause + "; ";
+    BOOST_TEST_CONTEXT(context) {
+      for (std::size_t i = 0; i < routes.size(); ++i)
+        for (std::size_t j = i + 1; j < routes.size(); ++j) {
+          const bool both = std::any_of(all.begin(), all.end(), [&](const rec& e) {
+            return takes(routes[i], e) && takes(routes[j], e);
+          });
+          const auto found =
+              std::find_if(report.overlaps.begin(), report.overlaps.end(),
+                           [&](const plan::overlap& o) { return o.first == i && o.second == j; });
+          BOOST_TEST(both == (found != report.overlaps.end()));
+          if (found == report.overlaps.end()) continue;
+          for (const rec& e : matching(found->example))
+            BOOST_TEST((takes(routes[i], e) && takes(routes[j], e)));
+        }
+      const bool untaken = std::any_of(all.begin(), all.end(), [&](const rec& e) {
+        return std::none_of(routes.begin(), routes.end(), [&](const plan::route& r) { return takes(r, e); });
+      });
+      BOOST_TEST(untaken == !report.gaps.empty());
+      for (const plan::gap& g : report.gaps) {
+        const auto members = matching(g.example);
+        BOOST_TEST(!members.empty());
+        for (const rec& e : members)
+          BOOST_TEST(
+              std::none_of(routes.begin(), routes.end(), [&](const plan::route& r) { return takes(r, e); }));
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
