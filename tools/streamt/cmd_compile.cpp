@@ -124,7 +124,7 @@ std::string from_name(std::string_view sql) {
   auto tokens = plan::sql::lex(sql);
   if (!tokens) return {};
   auto q = plan::sql::parse(*tokens);
-  return q ? q->source.name : std::string();
+  return q ? q->front().source.name : std::string();
 }
 
 // The source schema taken from the registry: `subject` (the topic's value
