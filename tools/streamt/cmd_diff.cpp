@@ -421,6 +421,18 @@ int cmd_diff(std::span<char* const> args) {
     engine::exit_code code{};
     std::optional<plan::plan> p = load_plan_file("diff", a.positionals[static_cast<std::size_t>(i)], code);
     if (!p) return engine::to_int(code);
+    // Diff compares one output per record and plan; a routed plan writes
+    // one per route it takes, which the report does not show yet.
+    if (plan::is_routed(*p)) {
+      const int rejected = engine::to_int(engine::exit_code::rejected);
+      say_error("diff",
+                a.positionals[static_cast<std::size_t>(i)] + " is a routed plan (" +
+                    std::to_string(p->routes.size()) +
+                    " INSERT INTO routes); diff compares plans of one SELECT only for now: compare each "
+                    "route as a SELECT plan of its own (compile its statement with --sink-topic)",
+                rejected);
+      return rejected;
+    }
     plans[i].path = a.positionals[static_cast<std::size_t>(i)];
     plans[i].digest = plan::digest(*p);
     plans[i].p = std::move(*p);

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The streamt authors
+
+// `streamt compile` of INSERT INTO statements (routes, issue 39) through the
+// binary: the plan it writes, what explain and check show of it, and every
+// refusal with its message and exit code.
+
+#include "test/cli/run_process.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+using streamt::test::contains;
+using streamt::test::process_result;
+using streamt::test::run_streamt;
+using streamt::test::temp_dir;
+using streamt::test::write_text;
+
+namespace {
+
+constexpr std::string_view schema_text = R"({"source": "orders", "topic": "orders", "columns": [
+  {"name": "id", "type": "STRING", "nullable": false},
+  {"name": "tenant", "type": "STRING", "nullable": true},
+  {"name": "amount", "type": "BIGINT", "nullable": false}]})";
+
+constexpr std::string_view two_routes =
+    "INSERT INTO \"orders.acme\" SELECT id, amount FROM orders WHERE tenant = 'acme' PARTITION BY amount;\n"
+    "INSERT INTO others SELECT id FROM orders WHERE tenant <> 'acme';\n";
+
+// `streamt compile` of `sql` with `extra` options, in `dir`.
+process_result compile(const temp_dir& dir, std::string_view sql, const std::vector<std::string>& extra) {
+  write_text(dir.file("schema.json"), std::string(schema_text));
+  write_text(dir.file("query.sql"), std::string(sql));
+  std::vector<std::string> args{"compile", "--schema", dir.file("schema.json"), "--application-id", "router"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(dir.file("query.sql"));
+  return run_streamt(args);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(compile_routes)
+
+BOOST_AUTO_TEST_CASE(two_insert_statements_compile_to_a_plan_naming_both_sinks_and_its_routes) {
+  temp_dir dir;
+  const process_result r = compile(dir, two_routes, {"--output", dir.file("plan.json")});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  const std::string plan = streamt::test::read_text(dir.file("plan.json"));
+  BOOST_TEST(contains(plan, "\"plan_version\": 2"), plan);
+  BOOST_TEST(contains(plan, "\"sink_topics\": [\n      \"orders.acme\",\n      \"others\"\n    ]"), plan);
+  BOOST_TEST(contains(plan, "\"routes\": ["), plan);
+  BOOST_TEST(contains(plan, "\"partition_by\": \"amount\""), plan);
+  // The default key format is written: a BIGINT key's bytes are explicit.
+  BOOST_TEST(contains(plan, "\"key_format\": \"string\""), plan);
+  BOOST_TEST(!contains(plan, "\"unrouted_topic\""), plan);
+
+  const process_result check = run_streamt({"check", dir.file("plan.json")});
+  BOOST_TEST(check.exit_code == 0, check.err);
+  BOOST_TEST(contains(check.out, "sink_topics:    orders.acme, others\n"), check.out);
+  BOOST_TEST(contains(check.out, "routes:         2\n"), check.out);
+  BOOST_TEST(contains(check.out, "unrouted:       drop\n"), check.out);
+
+  const process_result explain = run_streamt({"explain", dir.file("plan.json")});
+  BOOST_TEST(explain.exit_code == 0, explain.err);
+  BOOST_TEST(contains(explain.out,
+                      "  INSERT INTO \"orders.acme\" SELECT id, amount FROM orders WHERE tenant = "
+                      "'acme' PARTITION BY amount;\n  INSERT INTO others SELECT id FROM orders"),
+             explain.out);
+  BOOST_TEST(contains(explain.out, "route orders.acme: topic orders.acme\n"), explain.out);
+  BOOST_TEST(contains(explain.out, "unrouted dropped and counted"), explain.out);
+}
+
+BOOST_AUTO_TEST_CASE(partition_by_a_bigint_with_key_format_long_and_an_unrouted_topic_are_in_the_plan) {
+  temp_dir dir;
+  const process_result r = compile(dir, two_routes, {"--key-format", "long", "--unrouted-topic", "unrouted"});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  BOOST_TEST(contains(r.out, "\"unrouted_topic\": \"unrouted\",\n  \"key_format\": \"long\""), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(sink_topic_with_insert_statements_is_a_usage_error) {
+  temp_dir dir;
+  const process_result r = compile(dir, two_routes, {"--sink-topic", "out"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "--sink-topic is for a single SELECT"), r.err);
+  BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_select_without_sink_topic_is_a_usage_error) {
+  temp_dir dir;
+  const process_result r = compile(dir, "SELECT id FROM orders", {});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "missing --sink-topic"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(unrouted_options_with_a_single_select_are_usage_errors) {
+  temp_dir dir;
+  const process_result drop =
+      compile(dir, "SELECT id FROM orders", {"--sink-topic", "out", "--unrouted", "drop"});
+  BOOST_TEST(drop.exit_code == 2);
+  BOOST_TEST(contains(drop.err, "--unrouted is for INSERT INTO statements"), drop.err);
+  const process_result topic =
+      compile(dir, "SELECT id FROM orders", {"--sink-topic", "out", "--unrouted-topic", "u"});
+  BOOST_TEST(topic.exit_code == 2);
+  BOOST_TEST(contains(topic.err, "--unrouted-topic is for INSERT INTO statements"), topic.err);
+}
+
+BOOST_AUTO_TEST_CASE(unrouted_drop_with_a_topic_and_unrouted_topic_without_one_are_usage_errors) {
+  temp_dir dir;
+  const process_result both = compile(dir, two_routes, {"--unrouted", "drop", "--unrouted-topic", "u"});
+  BOOST_TEST(both.exit_code == 2);
+  BOOST_TEST(contains(both.err, "give one"), both.err);
+  const process_result bare = compile(dir, two_routes, {"--unrouted", "topic"});
+  BOOST_TEST(bare.exit_code == 2);
+  BOOST_TEST(contains(bare.err, "--unrouted topic needs the topic"), bare.err);
+  const process_result other = compile(dir, two_routes, {"--key-format", "int"});
+  BOOST_TEST(other.exit_code == 2);
+  BOOST_TEST(contains(other.err, "it must be string or long"), other.err);
+}
+
+BOOST_AUTO_TEST_CASE(key_format_without_a_bigint_partition_by_column_is_a_usage_error_at_the_query) {
+  temp_dir dir;
+  const process_result r =
+      compile(dir, "INSERT INTO a SELECT id FROM orders PARTITION BY id", {"--key-format", "long"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(contains(r.err, "query.sql:1:1: error: --key-format says how a BIGINT PARTITION BY column"),
+             r.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_sink_equal_to_the_source_dead_letter_or_unrouted_topic_is_rejected_at_the_name) {
+  temp_dir dir;
+  const process_result source = compile(dir, "INSERT INTO orders SELECT id FROM orders", {});
+  BOOST_TEST(source.exit_code == 1);
+  BOOST_TEST(contains(source.err, "1:13: error: the sink topic orders is also the source topic"), source.err);
+  const process_result dlq =
+      compile(dir, two_routes, {"--on-invalid", "dead-letter", "--dead-letter-topic", "others"});
+  BOOST_TEST(dlq.exit_code == 1);
+  BOOST_TEST(contains(dlq.err, "2:13: error: the sink topic others is also --dead-letter-topic"), dlq.err);
+  const process_result unrouted = compile(dir, two_routes, {"--unrouted-topic", "others"});
+  BOOST_TEST(unrouted.exit_code == 1);
+  BOOST_TEST(contains(unrouted.err, "is also --unrouted-topic"), unrouted.err);
+}
+
+BOOST_AUTO_TEST_CASE(an_unrouted_topic_equal_to_the_source_or_dead_letter_topic_is_rejected) {
+  temp_dir dir;
+  const process_result source = compile(dir, two_routes, {"--unrouted-topic", "orders"});
+  BOOST_TEST(source.exit_code == 1);
+  BOOST_TEST(contains(source.err, "--unrouted-topic 'orders' is also the source topic"), source.err);
+  const process_result dlq =
+      compile(dir, two_routes,
+              {"--on-invalid", "dead-letter", "--dead-letter-topic", "bad", "--unrouted-topic", "bad"});
+  BOOST_TEST(dlq.exit_code == 1);
+  BOOST_TEST(contains(dlq.err, "is also the dead-letter topic"), dlq.err);
+}
+
+BOOST_AUTO_TEST_CASE(routes_with_an_avro_sink_are_rejected_saying_what_to_do) {
+  temp_dir dir;
+  const process_result r = compile(dir, two_routes, {"--sink-format", "avro"});
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err, "routes write JSON values only for now"), r.err);
+  BOOST_TEST(contains(r.err, "drop --sink-format avro"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(an_unquoted_dotted_sink_is_rejected_with_the_quoted_form) {
+  temp_dir dir;
+  const process_result r = compile(dir, "INSERT INTO orders.eu SELECT id FROM orders", {});
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(contains(r.err,
+                      "1:13: error: the sink topic orders.eu is not a plain name; write it in double "
+                      "quotes: INSERT INTO \"orders.eu\""),
+             r.err);
+}
+
+BOOST_AUTO_TEST_CASE(diff_and_replay_refuse_a_routed_plan_with_a_message) {
+  temp_dir dir;
+  BOOST_TEST_REQUIRE(compile(dir, two_routes, {"--output", dir.file("plan.json")}).exit_code == 0);
+  const process_result replay = run_streamt({"replay", dir.file("plan.json")}, "");
+  BOOST_TEST(replay.exit_code == 1);
+  BOOST_TEST(contains(replay.err, "is a routed plan (2 INSERT INTO routes); replay runs plans of one SELECT"),
+             replay.err);
+  const process_result diff = run_streamt(
+      {"diff", dir.file("plan.json"), dir.file("plan.json"), "--bootstrap-servers", "127.0.0.1:1"});
+  BOOST_TEST(diff.exit_code == 1);
+  BOOST_TEST(contains(diff.err, "diff compares plans of one SELECT only for now"), diff.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
