@@ -186,3 +186,64 @@ BOOST_AUTO_TEST_CASE(diff_and_replay_refuse_a_routed_plan_with_a_message) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The coverage report and the options that make it binding (issue 39's
+// tenant split: `<>` does not take a null tenant).
+BOOST_AUTO_TEST_SUITE(compile_route_coverage)
+
+BOOST_AUTO_TEST_CASE(compile_reports_the_null_tenant_that_no_route_takes_and_still_writes_the_plan) {
+  temp_dir dir;
+  const process_result r = compile(dir, two_routes, {});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  BOOST_TEST(contains(r.err, "coverage: no route takes {\"tenant\": null}\n"), r.err);
+  BOOST_TEST(contains(r.err, "coverage: records no route takes are dropped and counted\n"), r.err);
+  BOOST_TEST(contains(r.out, "\"routes\": ["), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(require_total_refuses_the_tenant_split_until_a_route_takes_the_nulls) {
+  temp_dir dir;
+  const process_result refused = compile(dir, two_routes, {"--require-total"});
+  BOOST_TEST(refused.exit_code == 1, refused.err);
+  BOOST_TEST(refused.out.empty(), refused.out);
+  BOOST_TEST(contains(refused.err, "coverage: no route takes {\"tenant\": null}\n"), refused.err);
+  BOOST_TEST(contains(refused.err, "--require-total: some records no route takes (above)"), refused.err);
+
+  const std::string with_nulls =
+      std::string(two_routes) + "INSERT INTO others SELECT id FROM orders WHERE tenant IS NULL;\n";
+  const process_result total = compile(dir, with_nulls, {"--require-total", "--require-disjoint"});
+  BOOST_TEST(total.exit_code == 0, total.err);
+  BOOST_TEST(contains(total.err, "coverage: the 3 routes are disjoint and take every record\n"), total.err);
+  BOOST_TEST(contains(total.out, "\"routes\": ["), total.out);
+}
+
+BOOST_AUTO_TEST_CASE(require_disjoint_refuses_two_routes_that_can_take_one_record_and_names_it) {
+  temp_dir dir;
+  const std::string overlapping =
+      "INSERT INTO big SELECT id FROM orders WHERE amount >= 100;\n"
+      "INSERT INTO acme SELECT id FROM orders WHERE tenant = 'acme';\n";
+  const process_result r = compile(dir, overlapping, {"--require-disjoint"});
+  BOOST_TEST(r.exit_code == 1, r.err);
+  BOOST_TEST(r.out.empty(), r.out);
+  BOOST_TEST(
+      contains(r.err, "coverage: routes 'big' and 'acme' both take {\"tenant\": \"acme\", \"amount\": 100}"),
+      r.err);
+  BOOST_TEST(contains(r.err, "--require-disjoint: routes overlap (above)"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(require_options_on_a_single_select_are_a_usage_error) {
+  temp_dir dir;
+  const process_result r = compile(dir, "SELECT id FROM orders", {"--sink-topic", "out", "--require-total"});
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(contains(r.err, "--require-total is for INSERT INTO statements"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(explain_shows_the_coverage_report_under_the_routes) {
+  temp_dir dir;
+  const process_result r = compile(dir, two_routes, {"--output", dir.file("plan.json")});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  const process_result explain = run_streamt({"explain", dir.file("plan.json")});
+  BOOST_TEST(explain.exit_code == 0, explain.err);
+  BOOST_TEST(contains(explain.out, "coverage no route takes {\"tenant\": null}\n"), explain.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,7 @@
 #include "engine/session/claims.hpp"
 #include "kafka/plan_log.hpp"
 #include "plan/avro_sink.hpp"
+#include "plan/coverage.hpp"
 #include "plan/json_schema.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/schema_file.hpp"
@@ -37,6 +38,7 @@ constexpr std::string_view help =
     "                       [--value-format json|json-registry]\n"
     "                       [--unrouted drop | --unrouted-topic TOPIC]\n"
     "                       [--key-format string|long]\n"
+    "                       [--require-disjoint] [--require-total]\n"
     "                       [--source-topic TOPIC] [--sink-format json|avro]\n"
     "                       [--on-invalid fail|dead-letter --dead-letter-topic TOPIC]\n"
     "                       [--supersedes OLD_PLAN|DIGEST | --supersedes-standing\n"
@@ -89,6 +91,11 @@ constexpr std::string_view help =
     "                         string (its decimal text; the default) or long (8\n"
     "                         big-endian bytes, as Kafka's LongSerializer); only\n"
     "                         with a BIGINT PARTITION BY column\n"
+    "  --require-disjoint     with INSERT INTO statements: refuse the query (exit 1)\n"
+    "                         when two statements can take the same record\n"
+    "  --require-total        with INSERT INTO statements: refuse the query (exit 1)\n"
+    "                         when some record is taken by no statement (nulls\n"
+    "                         included)\n"
     "  --sink-format FORMAT   json (each output a JSON object) or avro (Avro in the\n"
     "                         Confluent wire format, its schema derived from the\n"
     "                         projection, pinned in the plan and registered under\n"
@@ -124,10 +131,56 @@ constexpr std::string_view help =
     "            the plan log; 2 usage (also --sink-topic missing for a\n"
     "            SELECT or given with INSERT INTO, --unrouted or --unrouted-topic\n"
     "            for a SELECT, --key-format without a BIGINT PARTITION BY);\n"
+    "            1 also when --require-disjoint or --require-total is not met\n"
+    "            (the coverage report on stderr names each record it found);\n"
     "            69 the registry or the brokers unreachable, timed out or failing;\n"
     "            73 --output not writable; 74 standard output not writable;\n"
     "            78 the registry refused the settings (credentials, TLS, URL) or\n"
     "            a --registry-config, --config or -X setting is refused\n";
+// The coverage of a routed plan's statements on stderr, a line each, and
+// whether --require-disjoint or --require-total refuses it: 0 to go on, else
+// the exit code. An overlap or a gap is not an error by itself (a record
+// written to two sinks, or dropped, may be what the user means); the
+// options make it one. A report the analysis could not finish refuses
+// either option: nothing unproven is promised.
+int report_coverage(const plan::plan& p, const std::string& sql_name, bool require_disjoint,
+                    bool require_total) {
+  result<plan::coverage_report> c = plan::analyse_coverage(p.schema, p.routes);
+  if (!c) {
+    say_error("compile", sql_name + ": coverage: " + c.error().message);
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  const std::string routes = std::to_string(p.routes.size()) + (p.routes.size() == 1 ? " route" : " routes");
+  if (c->complete && c->overlaps.empty() && c->gaps.empty())
+    std::cerr << "streamt compile: " << sql_name << ": coverage: the " << routes
+              << " are disjoint and take every record\n";
+  for (const std::string& line : plan::report_lines(p.schema, p.routes, *c))
+    std::cerr << "streamt compile: " << sql_name << ": coverage: " << line << '\n';
+  const std::string unrouted =
+      p.unrouted_topic.empty() ? "dropped and counted" : "written to " + p.unrouted_topic;
+  if (!c->gaps.empty() && !require_total)
+    std::cerr << "streamt compile: " << sql_name << ": coverage: records no route takes are " << unrouted
+              << '\n';
+  std::cerr << std::flush;
+  if (require_disjoint && (!c->complete || !c->overlaps.empty())) {
+    say_error("compile", sql_name + ": --require-disjoint: " +
+                             (c->complete ? "routes overlap (above): make their predicates exclusive, e.g. "
+                                            "with the opposite comparison on one column"
+                                          : "the overlap could not be decided within the analysis bound"));
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  if (require_total && (!c->complete || !c->gaps.empty())) {
+    say_error("compile", sql_name + ": --require-total: " +
+                             (c->complete ? "some records no route takes (above): add a route that takes "
+                                            "them (a column's nulls need an IS NULL route), or choose "
+                                            "--unrouted drop or --unrouted-topic and leave --require-total "
+                                            "out"
+                                          : "the coverage could not be decided within the analysis bound"));
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  return 0;
+}
+
 // An Avro schema file is a JSON object with a "type" member (a streamt
 // schema file has none); anything else is left to load_schema's messages.
 bool is_avro_schema(std::string_view text) {
@@ -397,7 +450,7 @@ int cmd_compile(std::span<char* const> args) {
                     "--schema-version", "--value-format",      "--bootstrap-servers", "-X",
                     "--config",         "--timeout-ms",        "--unrouted",          "--unrouted-topic",
                     "--key-format"},
-                   {"--help", "--supersedes-standing"},
+                   {"--help", "--supersedes-standing", "--require-disjoint", "--require-total"},
                    {"-X"},
                    {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
@@ -523,6 +576,12 @@ int cmd_compile(std::span<char* const> args) {
       return usage_error("compile", "missing --sink-topic (" + sql_name +
                                         " is a SELECT; INSERT INTO <sink> SELECT ... statements name their "
                                         "sinks instead)");
+    if (!*routed && (a.has("--require-disjoint") || a.has("--require-total")))
+      return usage_error("compile",
+                         std::string(a.has("--require-disjoint") ? "--require-disjoint" : "--require-total") +
+                             " is for INSERT INTO statements (whether they overlap or leave records "
+                             "untaken); " +
+                             sql_name + " is a single SELECT: leave it out");
     if (!*routed && (unrouted || unrouted_topic))
       return usage_error("compile", std::string(unrouted ? "--unrouted" : "--unrouted-topic") +
                                         " is for INSERT INTO statements (records none of them takes); " +
@@ -586,6 +645,13 @@ int cmd_compile(std::span<char* const> args) {
     // An option the query cannot take is a wrong command line.
     return engine::to_int(plan::is_option_error(d.code) ? engine::exit_code::usage
                                                         : engine::exit_code::rejected);
+  }
+  // A routed plan's coverage is told before anything is asked of the
+  // brokers: a query the user must change is known at once.
+  if (plan::is_routed(*compiled)) {
+    if (const int refused =
+            report_coverage(*compiled, sql_name, a.has("--require-disjoint"), a.has("--require-total")))
+      return refused;
   }
   // The plan superseded is looked up once the query compiles: a mistake in
   // the query is told at once, not after a wait for the brokers.

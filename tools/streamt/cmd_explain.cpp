@@ -4,6 +4,7 @@
 // streamt explain: the pipeline a plan runs, stage by stage, in words a
 // reviewer can check against the SQL they meant.
 
+#include "plan/coverage.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/sql/compile.hpp"
 #include "plan/sql/keywords.hpp"
@@ -240,6 +241,16 @@ int cmd_explain(std::span<char* const> args) {
       os << "unrouted to topic " << p->unrouted_topic
          << " in the same transaction: a record no route takes, unchanged, with streamt.* headers saying "
             "why\n";
+    // What the compiler proved of the routes, as compile reported it: the
+    // reviewer of a plan sees which records go to two sinks or to none.
+    if (result<plan::coverage_report> c = plan::analyse_coverage(p->schema, routes); c) {
+      const std::vector<std::string> lines = plan::report_lines(p->schema, routes, *c);
+      if (lines.empty()) os << "coverage the routes are disjoint and take every record\n";
+      for (std::size_t i = 0; i < lines.size(); ++i)
+        os << (i ? "         " : "coverage ") << lines[i] << '\n';
+    } else {
+      os << "coverage not decided: " << c.error().message << '\n';
+    }
   }
   if (p->identity.on_invalid == plan::on_invalid::dead_letter)
     os << "invalid to topic " << p->identity.dead_letter_topic
