@@ -42,7 +42,8 @@ struct recording_sink {
   std::vector<written> out;
   void emit(const engine::record_view& in, const operators::route_output& o) {
     out.push_back({in.key ? std::optional<std::string>(*in.key) : std::nullopt,
-                   o.value ? std::optional<std::string>(*o.value) : std::nullopt, in.offset, in.headers.size()});
+                   o.value ? std::optional<std::string>(*o.value) : std::nullopt, in.offset,
+                   in.headers.size()});
   }
   void unrouted(const engine::record_view&) { throw std::logic_error("a single SELECT routes every record"); }
 };
