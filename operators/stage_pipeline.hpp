@@ -166,6 +166,7 @@ class stage_pipeline {
   plan::key_format key_format_ = plan::key_format::string;
   bool routed_ = false;
   bool writes_unrouted_ = false;
+  bool one_plain_route_ = false;  // one route, no PARTITION BY: process's short case
   decode_state decode_state_;
   row row_;
   std::string out_;  // an Avro sink's framed output
