@@ -110,7 +110,7 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
   if (!options.metrics) options.metrics = std::make_shared<metrics>();
   metrics::identity id{p.identity.application_id, plan::digest(p), p.identity.source_topic, {}};
   const std::vector<plan::route> routes = plan::routes_of(p);
-  for (const std::string& t : plan::sink_topics(p)) id.sink_topic += (id.sink_topic.empty() ? "" : ",") + t;
+  id.sink_topic = plan::sink_topics_text(p);
   if (plan::is_routed(p))
     for (std::size_t i = 0; i < routes.size(); ++i) id.routes.push_back(plan::route_name(routes, i));
   options.metrics->set_identity(std::move(id));

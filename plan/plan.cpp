@@ -98,6 +98,15 @@ std::vector<std::string> sink_topics(const plan& p) {
   return out;
 }
 
+std::string sink_topics_text(const plan& p, std::string_view separator) {
+  std::string out;
+  for (const std::string& t : sink_topics(p)) {
+    if (!out.empty()) out += separator;
+    out += t;
+  }
+  return out;
+}
+
 std::string route_name(const std::vector<route>& routes, std::size_t i) {
   std::size_t same = 0, k = 0;
   for (std::size_t j = 0; j < routes.size(); ++j) {

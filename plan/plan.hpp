@@ -408,6 +408,11 @@ std::vector<route> routes_of(const plan& p);
 // The distinct sink topics of the plan's routes, in the order first written.
 std::vector<std::string> sink_topics(const plan& p);
 
+// The sink topics joined by `separator`: one topic for a single SELECT.
+// A topic name holds no ',' or ' ', so the text reads back unambiguously;
+// what a state directory's identity file, metrics labels and messages show.
+std::string sink_topics_text(const plan& p, std::string_view separator = ",");
+
 // How reports, metrics and messages name route `i` of `routes`: its sink
 // topic, or "<sink>#k" (k from 1, in the order written) when several routes
 // write to that sink.

@@ -186,11 +186,7 @@ void print_diagnostic(std::string_view command, std::string_view file, const dia
   std::cerr << os.str();
 }
 
-std::string sinks_label(const plan::plan& p) {
-  std::string out;
-  for (const std::string& t : plan::sink_topics(p)) out += (out.empty() ? "" : ", ") + t;
-  return out;
-}
+std::string sinks_label(const plan::plan& p) { return plan::sink_topics_text(p, ", "); }
 
 int usage_error(std::string_view command, std::string_view message) {
   const int code = engine::to_int(engine::exit_code::usage);
