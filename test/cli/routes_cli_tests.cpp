@@ -172,17 +172,32 @@ BOOST_AUTO_TEST_CASE(an_unquoted_dotted_sink_is_rejected_with_the_quoted_form) {
              r.err);
 }
 
-BOOST_AUTO_TEST_CASE(diff_and_replay_refuse_a_routed_plan_with_a_message) {
+BOOST_AUTO_TEST_CASE(replay_refuses_a_routed_plan_with_a_message) {
   temp_dir dir;
   BOOST_TEST_REQUIRE(compile(dir, two_routes, {"--output", dir.file("plan.json")}).exit_code == 0);
   const process_result replay = run_streamt({"replay", dir.file("plan.json")}, "");
   BOOST_TEST(replay.exit_code == 1);
   BOOST_TEST(contains(replay.err, "is a routed plan (2 INSERT INTO routes); replay runs plans of one SELECT"),
              replay.err);
+}
+
+BOOST_AUTO_TEST_CASE(diff_takes_routed_plans_and_still_refuses_two_that_read_different_topics) {
+  // Checked before any broker is asked: a routed plan reaches the check.
+  temp_dir dir;
+  BOOST_TEST_REQUIRE(compile(dir, two_routes, {"--output", dir.file("plan.json")}).exit_code == 0);
+  write_text(dir.file("other.json"),
+             "{\"source\": \"payments\", \"topic\": \"payments\", \"columns\": [{\"name\": \"id\", "
+             "\"type\": \"STRING\", \"nullable\": false}]}");
+  write_text(dir.file("other.sql"), "SELECT id FROM payments");
+  BOOST_TEST_REQUIRE(
+      run_streamt({"compile", "--schema", dir.file("other.json"), "--application-id", "pay", "--sink-topic",
+                   "out", "--output", dir.file("other_plan.json"), dir.file("other.sql")})
+          .exit_code == 0);
   const process_result diff = run_streamt(
-      {"diff", dir.file("plan.json"), dir.file("plan.json"), "--bootstrap-servers", "127.0.0.1:1"});
+      {"diff", dir.file("plan.json"), dir.file("other_plan.json"), "--bootstrap-servers", "127.0.0.1:1"});
   BOOST_TEST(diff.exit_code == 1);
-  BOOST_TEST(contains(diff.err, "diff compares plans of one SELECT only for now"), diff.err);
+  BOOST_TEST(contains(diff.err, "the plans read different topics"), diff.err);
+  BOOST_TEST(!contains(diff.err, "routed plan"), diff.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
