@@ -172,17 +172,23 @@ BOOST_AUTO_TEST_CASE(an_unquoted_dotted_sink_is_rejected_with_the_quoted_form) {
              r.err);
 }
 
-BOOST_AUTO_TEST_CASE(diff_and_replay_refuse_a_routed_plan_with_a_message) {
+BOOST_AUTO_TEST_CASE(diff_takes_routed_plans_and_still_refuses_two_that_read_different_topics) {
+  // Checked before any broker is asked: a routed plan reaches the check.
   temp_dir dir;
   BOOST_TEST_REQUIRE(compile(dir, two_routes, {"--output", dir.file("plan.json")}).exit_code == 0);
-  const process_result replay = run_streamt({"replay", dir.file("plan.json")}, "");
-  BOOST_TEST(replay.exit_code == 1);
-  BOOST_TEST(contains(replay.err, "is a routed plan (2 INSERT INTO routes); replay runs plans of one SELECT"),
-             replay.err);
+  write_text(dir.file("other.json"),
+             "{\"source\": \"payments\", \"topic\": \"payments\", \"columns\": [{\"name\": \"id\", "
+             "\"type\": \"STRING\", \"nullable\": false}]}");
+  write_text(dir.file("other.sql"), "SELECT id FROM payments");
+  BOOST_TEST_REQUIRE(
+      run_streamt({"compile", "--schema", dir.file("other.json"), "--application-id", "pay", "--sink-topic",
+                   "out", "--output", dir.file("other_plan.json"), dir.file("other.sql")})
+          .exit_code == 0);
   const process_result diff = run_streamt(
-      {"diff", dir.file("plan.json"), dir.file("plan.json"), "--bootstrap-servers", "127.0.0.1:1"});
+      {"diff", dir.file("plan.json"), dir.file("other_plan.json"), "--bootstrap-servers", "127.0.0.1:1"});
   BOOST_TEST(diff.exit_code == 1);
-  BOOST_TEST(contains(diff.err, "diff compares plans of one SELECT only for now"), diff.err);
+  BOOST_TEST(contains(diff.err, "the plans read different topics"), diff.err);
+  BOOST_TEST(!contains(diff.err, "routed plan"), diff.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -244,6 +250,86 @@ BOOST_AUTO_TEST_CASE(explain_shows_the_coverage_report_under_the_routes) {
   const process_result explain = run_streamt({"explain", dir.file("plan.json")});
   BOOST_TEST(explain.exit_code == 0, explain.err);
   BOOST_TEST(contains(explain.out, "coverage no route takes {\"tenant\": null}\n"), explain.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// `streamt replay` of a routed plan: one envelope per route that takes the
+// record, naming the route's sink and carrying its key, and the records no
+// route takes on the unrouted topic.
+BOOST_AUTO_TEST_SUITE(replay_routes)
+
+// Route "big" (amount >= 100) is keyed by amount as 8 big-endian bytes;
+// route "acme" keeps the input's key.
+constexpr std::string_view overlapping_routes =
+    "INSERT INTO big SELECT id, amount FROM orders WHERE amount >= 100 PARTITION BY amount;\n"
+    "INSERT INTO acme SELECT id FROM orders WHERE tenant = 'acme';\n";
+
+BOOST_AUTO_TEST_CASE(each_output_names_its_routes_sink_and_key_and_an_untaken_record_goes_unrouted) {
+  temp_dir dir;
+  const process_result compiled = compile(
+      dir, overlapping_routes,
+      {"--key-format", "long", "--unrouted-topic", "orders.unrouted", "--output", dir.file("plan.json")});
+  BOOST_TEST_REQUIRE(compiled.exit_code == 0, compiled.err);
+  // 16706 is 0x4142: its long key is six zero bytes and "AB".
+  const std::string input =
+      R"({"partition":1,"offset":10,"key":"ka","payload":"{\"id\":\"a\",\"tenant\":\"acme\",\"amount\":16706}"})"
+      "\n"
+      R"({"partition":1,"offset":11,"key":"kb","payload":"{\"id\":\"b\",\"tenant\":\"acme\",\"amount\":5}"})"
+      "\n"
+      R"({"partition":1,"offset":12,"key":"kc","ts":7,"headers":["h","v"],)"
+      R"("payload":"{\"id\":\"c\",\"tenant\":\"zed\",\"amount\":7}"})"
+      "\n"
+      R"({"partition":1,"offset":13,"key":null,"payload":"{\"id\":\"d\",\"tenant\":null,\"amount\":256}"})"
+      "\n";
+  const process_result r = run_streamt({"replay", dir.file("plan.json")}, input);
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  const std::string expected =
+      // Two routes take a: one line each, in route order.
+      R"({"topic":"big","key":"\u0000\u0000\u0000\u0000\u0000\u0000AB",)"
+      R"("payload":"{\"id\":\"a\",\"amount\":16706}",)"
+      R"("source":{"topic":"orders","partition":1,"offset":10}})"
+      "\n"
+      R"({"topic":"acme","key":"ka","payload":"{\"id\":\"a\"}",)"
+      R"("source":{"topic":"orders","partition":1,"offset":10}})"
+      "\n"
+      // One takes b.
+      R"({"topic":"acme","key":"kb","payload":"{\"id\":\"b\"}",)"
+      R"("source":{"topic":"orders","partition":1,"offset":11}})"
+      "\n"
+      // None takes c: unchanged, with its headers and the reason last.
+      R"({"topic":"orders.unrouted","key":"kc",)"
+      R"("payload":"{\"id\":\"c\",\"tenant\":\"zed\",\"amount\":7}","ts":7,)"
+      R"("headers":["h","v","streamt.reason","unrouted"],)"
+      R"("source":{"topic":"orders","partition":1,"offset":12}})"
+      "\n"
+      // d has no key; its route gives it one (256: 0x0100).
+      R"({"topic":"big","key":"\u0000\u0000\u0000\u0000\u0000\u0000\u0001\u0000",)"
+      R"("payload":"{\"id\":\"d\",\"amount\":256}",)"
+      R"("source":{"topic":"orders","partition":1,"offset":13}})"
+      "\n";
+  BOOST_TEST(r.out == expected);
+  BOOST_TEST(contains(r.err,
+                      "streamt replay: 4 consumed, 3 emitted, 1 filtered, 0 tombstones; unrouted: 0 "
+                      "dropped, 1 written; routes: big 2, acme 2\n"),
+             r.err);
+}
+
+BOOST_AUTO_TEST_CASE(without_an_unrouted_topic_an_untaken_record_is_dropped_and_counted) {
+  temp_dir dir;
+  BOOST_TEST_REQUIRE(compile(dir, overlapping_routes, {"--output", dir.file("plan.json")}).exit_code == 0);
+  const process_result r =
+      run_streamt({"replay", dir.file("plan.json")},
+                  R"({"key":"kc","payload":"{\"id\":\"c\",\"tenant\":\"zed\",\"amount\":7}"})"
+                  "\n"
+                  R"({"key":"kd","payload":"{\"id\":\"d\",\"tenant\":\"zed\",\"amount\":120}"})"
+                  "\n");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  // The string key format writes a BIGINT key as its decimal text.
+  BOOST_TEST(r.out == R"({"topic":"big","key":"120","payload":"{\"id\":\"d\",\"amount\":120}",)"
+                      R"("source":{"topic":"orders","partition":0,"offset":1}})"
+                      "\n");
+  BOOST_TEST(contains(r.err, "unrouted: 1 dropped, 0 written; routes: big 1, acme 0"), r.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -26,6 +26,11 @@ constexpr std::string_view help =
     "Output records are written to stdout one envelope a line:\n"
     "    {\"topic\":SINK,\"key\":K,\"payload\":VALUE,[\"ts\":T,][\"headers\":[...],]\n"
     "     \"source\":{\"topic\":T,\"partition\":P,\"offset\":O}}\n"
+    "A routed plan (INSERT INTO statements) writes one envelope per route that\n"
+    "takes the record, in route order, each naming that route's sink topic and\n"
+    "with its PARTITION BY key (else the input's key); a record no route takes is\n"
+    "written unchanged to the plan's unrouted topic, with a last header\n"
+    "\"streamt.reason\":\"unrouted\", or dropped when the plan has none.\n"
     "A summary goes to stderr. Records follow exactly the path they take in 'run'.\n"
     "\n"
     "A binary value, such as Avro in the Confluent wire format, is given as\n"
@@ -88,18 +93,6 @@ int cmd_replay(std::span<char* const> args) {
   engine::exit_code code{};
   std::optional<plan::plan> p = load_plan_file("replay", a.positionals[0], code);
   if (!p) return engine::to_int(code);
-  // Replay's envelopes name one sink; a routed plan's outputs go to several
-  // and need the route's key, which replay does not write yet.
-  if (plan::is_routed(*p)) {
-    const int rejected = engine::to_int(engine::exit_code::rejected);
-    say_error(
-        "replay",
-        a.positionals[0] + " is a routed plan (" + std::to_string(p->routes.size()) +
-            " INSERT INTO routes); replay runs plans of one SELECT only for now: replay each route as a "
-            "SELECT plan of its own (compile its statement with --sink-topic)",
-        rejected);
-    return rejected;
-  }
 
   std::ifstream file;
   std::istream* in = &std::cin;
@@ -120,7 +113,7 @@ int cmd_replay(std::span<char* const> args) {
   std::ios::sync_with_stdio(false);
   const engine::run_result r = engine::replay(*p, *in, std::cout, registry ? &registry->registry : nullptr);
   const auto& c = r.counts;
-  std::cerr << "streamt replay: " << engine::count_text(c, false) << "\n";
+  std::cerr << "streamt replay: " << engine::count_text(c, false, engine::route_names(*p)) << "\n";
   if (r.invalid) {
     std::cerr << "streamt replay: invalid record at " << r.invalid->describe() << " ["
               << r.invalid->error.code << "]\n"
