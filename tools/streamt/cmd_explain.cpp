@@ -165,7 +165,9 @@ int cmd_explain(std::span<char* const> args) {
       }
       os << "\n             a comparison with a null value (or a null ROW on its path) is not true: the "
             "record "
-         << (upsert ? "does not pass\n" : "is dropped\n");
+         << (upsert                ? "does not pass\n"
+             : plan::is_routed(*p) ? "is not taken by this route\n"
+                                   : "is dropped\n");
       if (upsert)
         os << "             a record that does not pass is written as a tombstone of its key (changelog: "
               "upsert)\n";
