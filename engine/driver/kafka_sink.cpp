@@ -108,6 +108,17 @@ void kafka_sink::unrouted(const record_view& in) {
       {"streamt.plan.digest", plan_digest_},
       {},
   }};
+  kafka::outgoing_record out = as_consumed(in, reason);
+  out.opaque = tracker_->producing(in, in.value ? in.value->size() : 0, *unrouted_);
+  produce(*unrouted_, in, out);
+}
+
+// Key, value, headers and timestamp as consumed, then `reason` (all but its
+// last slot), then the lineage header in that last slot: every record a run
+// writes carries it, so a reader tracing lineage by it needs no case of its
+// own for the dead-letter or unrouted topic (it repeats what the streamt.*
+// headers say).
+kafka::outgoing_record kafka_sink::as_consumed(const record_view& in, std::span<kafka::header_view> reason) {
   std::size_t headers = reason.size() - 1;
   if (stamp_) reason[headers++] = stamp_->header(in.partition, in.offset);
   kafka::outgoing_record out;
@@ -115,10 +126,9 @@ void kafka_sink::unrouted(const record_view& in) {
   out.value = in.value;
   out.headers = in.headers;
   out.headers_of = in.consumed;
-  out.extra_headers = std::span(reason.data(), headers);
+  out.extra_headers = reason.first(headers);
   out.timestamp_ms = in.timestamp.value_or(0);
-  out.opaque = tracker_->producing(in, in.value ? in.value->size() : 0, *unrouted_);
-  produce(*unrouted_, in, out);
+  return out;
 }
 
 namespace {
@@ -148,18 +158,7 @@ void kafka_sink::dead_letter(const record_view& in, const invalid_record& why) {
       {"streamt.plan.digest", plan_digest_},
       {},
   }};
-  // The lineage header too, last: every record a run writes carries it, so
-  // a reader tracing lineage by it needs no case of its own for the
-  // dead-letter topic (it repeats what the streamt.* headers say).
-  std::size_t headers = reason.size() - 1;
-  if (stamp_) reason[headers++] = stamp_->header(in.partition, in.offset);
-  kafka::outgoing_record out;
-  out.key = in.key;
-  out.value = in.value;
-  out.headers = in.headers;
-  out.headers_of = in.consumed;
-  out.extra_headers = std::span(reason.data(), headers);
-  out.timestamp_ms = in.timestamp.value_or(0);
+  kafka::outgoing_record out = as_consumed(in, reason);
   out.opaque = tracker_->producing_dead_letter(in, in.value ? in.value->size() : 0);
   if (kafka::error_report e = producer_->produce(dead_letter_topic_, out); e.failed()) refused(out, e);
 }

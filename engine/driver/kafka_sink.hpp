@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,10 @@ class kafka_sink {
 
  private:
   void refused(const kafka::outgoing_record& out, const kafka::error_report& e);
+  // `in` as consumed, with `reason`'s headers and the lineage header after
+  // its own: what the dead-letter and unrouted topics hold. `reason`'s last
+  // slot is left free for the lineage header.
+  kafka::outgoing_record as_consumed(const record_view& in, std::span<kafka::header_view> reason);
   // Produces `out` to topic `t` (an index into topics_) unless its rules
   // refuse it first.
   void produce(std::uint32_t t, const record_view& in, const kafka::outgoing_record& out);
