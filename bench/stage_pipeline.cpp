@@ -12,7 +12,12 @@
 // Prints records/s, ns/record, MB/s of input and heap allocations per record
 // during the measured loop (counted by the replaced global operator new
 // below), then the same with an Avro sink, for a json-registry source (the
-// same records framed) and for the decode stage alone.
+// same records framed) and for the decode stage alone. Then (flat records
+// only) routed plans (issue 39): the same records through one route and
+// through three (each with its own predicate and projection, one keyed by
+// PARTITION BY), timed in turns, with the median and range of the CPU per
+// record of each and of their ratio (the target: three routes at most 1.3
+// times one).
 // Figures are reported, never asserted: see bench/README.md.
 
 #include "operators/stage_pipeline.hpp"
@@ -27,6 +32,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -236,6 +242,55 @@ struct counts {
   std::size_t emitted = 0, filtered = 0, invalid = 0, out_bytes = 0;
 };
 
+// The orders plan as INSERT INTO routes: its own SELECT as the first, and,
+// with `three`, two more that read other columns and overlap it (noted
+// orders, keyed by id; flagged orders with their amount).
+plan::plan routed_orders(bool three) {
+  plan::plan p = orders_plan();
+  p.routes.push_back({"big-orders", p.predicate, p.projection, std::nullopt});
+  if (three) {
+    p.routes.push_back(
+        {"noted-orders", {{2, plan::compare_op::is_not_null, {}}}, {{0, "id"}, {2, "note"}}, 0});
+    p.routes.push_back({"flagged-orders", {{3, plan::compare_op::eq, true}}, {{0, "id"}, {1, "amount"}}});
+  }
+  p.identity.sink_topic.clear();
+  p.predicate.clear();
+  p.projection.clear();
+  p.version = 2;
+  return p;
+}
+
+// A split, the usual use of routes: every record to one route of three by
+// its amount (uniform in 0..999), against one route that writes every
+// record. Both write one output a record of the same projection, so the
+// ratio is what routing itself costs: two more predicates a record and the
+// bookkeeping of several routes.
+plan::plan split_orders(bool three) {
+  plan::plan p = orders_plan();
+  const std::vector<plan::projection_item> items{{0, "id"}, {1, "amount"}};
+  if (!three) {
+    p.routes.push_back({"orders", {}, items, std::nullopt});
+  } else {
+    p.routes.push_back({"small-orders", {{1, plan::compare_op::lt, std::int64_t{300}}}, items, std::nullopt});
+    p.routes.push_back(
+        {"medium-orders",
+         {{1, plan::compare_op::ge, std::int64_t{300}}, {1, plan::compare_op::lt, std::int64_t{700}}},
+         items,
+         std::nullopt});
+    p.routes.push_back({"big-orders", {{1, plan::compare_op::ge, std::int64_t{700}}}, items, std::nullopt});
+  }
+  p.identity.sink_topic.clear();
+  p.predicate.clear();
+  p.projection.clear();
+  p.version = 2;
+  return p;
+}
+
+double median3(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 struct timing {
   double wall = 0, cpu = 0;
   std::uint64_t allocations = 0;
@@ -407,7 +462,49 @@ int main(int argc, char** argv) {
     report("Avro decode alone", avro_only, n, avro_bytes);
     std::printf("Avro decode / JSON decode, CPU per record: %.3f\n", avro_only.cpu / decode_only.cpu);
   }
+  std::size_t routed_invalid = 0;
+  if (!nested) {
+    // In turns, so that a neighbour's load on a shared machine falls on both.
+    for (const bool split : {false, true}) {
+      ops::stage_pipeline one(split ? split_orders(false) : routed_orders(false)),
+          three(split ? split_orders(true) : routed_orders(true));
+      std::size_t outputs_one = 0, outputs_three = 0;
+      auto run = [&](ops::stage_pipeline& pipe, std::size_t& outputs) {
+        outputs = 0;
+        return timed(n, [&](std::size_t i) {
+          const ops::step s = pipe.process(records.at(i));
+          outputs += s.outputs.size();
+          routed_invalid += s.outcome == ops::outcome::invalid ? 1 : 0;
+        });
+      };
+      for (std::size_t i = 0; i < warm; ++i)
+        (void)one.process(records.at(i)), (void)three.process(records.at(i));
+      constexpr int turns = 5;
+      std::vector<double> cpu_one, cpu_three, ratio;
+      std::uint64_t routed_allocations = 0;
+      for (int t = 0; t < turns; ++t) {
+        const timing a = run(one, outputs_one);
+        const timing b = run(three, outputs_three);
+        routed_allocations += a.allocations + b.allocations;
+        cpu_one.push_back(a.cpu * 1e9 / static_cast<double>(n));
+        cpu_three.push_back(b.cpu * 1e9 / static_cast<double>(n));
+        ratio.push_back(b.cpu / a.cpu);
+      }
+      auto line = [](const char* what, const std::vector<double>& v, const char* unit) {
+        std::printf("  %-28s median %.3f%s (range %.3f to %.3f over %zu turns)\n", what, median3(v), unit,
+                    *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()), v.size());
+      };
+      std::printf("routed plans, %s, the same records in turns (%zu outputs of 1 route, %zu of 3 routes)\n",
+                  split ? "a split by amount" : "overlapping routes", outputs_one, outputs_three);
+      line("1 route, CPU ns/record", cpu_one, "");
+      line("3 routes, CPU ns/record", cpu_three, "");
+      line("3 routes / 1 route, CPU", ratio, "");
+      std::printf("  allocations in the timed loops: %llu\n",
+                  static_cast<unsigned long long>(routed_allocations));
+    }
+  }
+  if (routed_invalid != 0) std::fprintf(stderr, "%zu records invalid in a routed plan\n", routed_invalid);
   if (refused != 0) std::fprintf(stderr, "%zu records refused by a decoder\n", refused);
   if (framed_refused != 0) std::fprintf(stderr, "%zu framed records refused\n", framed_refused);
-  return c.invalid == 0 && refused == 0 && framed_refused == 0 ? 0 : 1;
+  return c.invalid == 0 && refused == 0 && framed_refused == 0 && routed_invalid == 0 ? 0 : 1;
 }

@@ -366,6 +366,21 @@ std::string metrics::text(bool with_process) const {
   x.single("streamt_records_dead_lettered_total", "counter",
            "Invalid input records written to the dead-letter topic, in committed transactions.",
            records_.dead_lettered);
+  if (!id_.routes.empty()) {
+    x.family("streamt_route_records_produced_total", "counter",
+             "Output records of each route of a routed plan (INSERT INTO), in committed transactions; a "
+             "record several routes take counts once in streamt_records_produced_total and once here per "
+             "route.");
+    for (std::size_t i = 0; i < id_.routes.size(); ++i)
+      x.sample("streamt_route_records_produced_total", {{"route", id_.routes[i]}},
+               i < records_.route_outputs.size() ? records_.route_outputs[i] : 0);
+    x.family("streamt_records_unrouted_total", "counter",
+             "Input records of a routed plan that no route took, by what happened to them (dropped, or "
+             "written to the unrouted topic), in committed transactions; they add up to "
+             "streamt_records_filtered_total.");
+    x.sample("streamt_records_unrouted_total", {{"outcome", "dropped"}}, records_.unrouted_dropped);
+    x.sample("streamt_records_unrouted_total", {{"outcome", "written"}}, records_.unrouted_written);
+  }
   x.single("streamt_records_invalid_total", "counter",
            "Records the engine stopped at: invalid input, or output the sink refused for good.", invalid_);
   x.single("streamt_records_rolled_back_total", "counter",

@@ -83,7 +83,11 @@ class metrics {
     std::string application_id;
     std::string plan_digest;
     std::string source_topic;
-    std::string sink_topic;
+    std::string sink_topic;  // a routed plan's sink topics, joined with ","
+    // A routed plan's route names (plan::route_name, routes_of order), the
+    // `route` label of its per-route counters; empty for a single SELECT,
+    // whose metrics are those it always had.
+    std::vector<std::string> routes{};
   };
   struct readiness {
     bool ready = false;

@@ -343,14 +343,32 @@ boost::asio::awaitable<result<std::span<const record_view>>> envelope_source::as
 }
 
 envelope_sink::envelope_sink(std::ostream& out, std::string sink_topic, bool binary_payload)
-    : out_(&out), sink_topic_(std::move(sink_topic)), binary_payload_(binary_payload) {}
+    : envelope_sink(out, std::vector<std::string>{std::move(sink_topic)}, std::string(), binary_payload) {}
 
-void envelope_sink::emit(const record_view& in, std::optional<std::string_view> value) {
+envelope_sink::envelope_sink(std::ostream& out, std::vector<std::string> route_topics,
+                             std::string unrouted_topic, bool binary_payload)
+    : out_(&out),
+      route_topics_(std::move(route_topics)),
+      unrouted_topic_(std::move(unrouted_topic)),
+      binary_payload_(binary_payload) {}
+
+void envelope_sink::emit(const record_view& in, const operators::route_output& output) {
+  line(in, route_topics_.at(output.route), output.key ? output.key : in.key, output.value, nullptr);
+}
+
+void envelope_sink::unrouted(const record_view& in) {
+  // As the Kafka sink writes it, less what only a run knows (the digest).
+  static const header_view reason{"streamt.reason", "unrouted"};
+  line(in, unrouted_topic_, in.key, in.value, &reason);
+}
+
+void envelope_sink::line(const record_view& in, std::string_view topic, std::optional<std::string_view> key,
+                         std::optional<std::string_view> value, const header_view* extra) {
   buffer_ += "{\"topic\":";
-  append_json_string(buffer_, sink_topic_);
+  append_json_string(buffer_, topic);
   buffer_ += ",\"key\":";
-  if (in.key)
-    append_json_string(buffer_, *in.key);
+  if (key)
+    append_json_string(buffer_, *key);
   else
     buffer_ += "null";
   if (!binary_payload_) {
@@ -367,19 +385,21 @@ void envelope_sink::emit(const record_view& in, std::optional<std::string_view> 
     buffer_ += ",\"ts\":";
     buffer_ += std::to_string(*in.timestamp);
   }
-  if (!in.headers.empty()) {
+  if (!in.headers.empty() || extra) {
     buffer_ += ",\"headers\":[";
     bool first = true;
-    for (const header_view& h : in.headers) {
-      if (!first) buffer_ += ',';
-      first = false;
-      append_json_string(buffer_, h.name);
-      buffer_ += ',';
-      if (h.value)
-        append_json_string(buffer_, *h.value);
-      else
-        buffer_ += "null";
-    }
+    const std::span<const header_view> last = extra ? std::span(extra, 1) : std::span<const header_view>();
+    for (const std::span<const header_view> some : {in.headers, last})
+      for (const header_view& h : some) {
+        if (!first) buffer_ += ',';
+        first = false;
+        append_json_string(buffer_, h.name);
+        buffer_ += ',';
+        if (h.value)
+          append_json_string(buffer_, *h.value);
+        else
+          buffer_ += "null";
+      }
     buffer_ += ']';
   }
   buffer_ += ",\"source\":{\"topic\":";
@@ -402,6 +422,16 @@ boost::asio::awaitable<result<void>> envelope_sink::async_flush() {
   co_return result<void>{};
 }
 
+namespace {
+
+std::vector<std::string> route_topics(const plan::plan& p) {
+  std::vector<std::string> topics;
+  for (const plan::route& r : plan::routes_of(p)) topics.push_back(r.sink_topic);
+  return topics;
+}
+
+}  // namespace
+
 run_result replay(const plan::plan& p, std::istream& in, std::ostream& out, const replay_registry* registry) {
   operators::stage_pipeline stages(p);
   const bool avro = stages.reads_avro() || stages.writes_avro();
@@ -417,12 +447,12 @@ run_result replay(const plan::plan& p, std::istream& in, std::ostream& out, cons
   schema_learner learn;
   if (stages.reads_avro()) learn = learn_from(registry->writer_schema);
   boost::asio::io_context io;
-  auto done =
-      boost::asio::co_spawn(io,
-                            run_pipeline(envelope_source(in, p.schema.topic),
-                                         envelope_sink(out, p.identity.sink_topic, stages.writes_avro()),
-                                         std::move(stages), std::move(learn)),
-                            boost::asio::use_future);
+  auto done = boost::asio::co_spawn(
+      io,
+      run_pipeline(envelope_source(in, p.schema.topic),
+                   envelope_sink(out, route_topics(p), p.unrouted_topic, stages.writes_avro()),
+                   std::move(stages), std::move(learn)),
+      boost::asio::use_future);
   io.run();
   // get() rethrows what the coroutine threw: only bugs throw here.
   return done.get();

@@ -92,20 +92,31 @@ class envelope_source {
 // `ts` and `headers` appear when the input had them. A null value (a
 // forwarded tombstone, or a changelog's deleted key) is "payload":null, as
 // kcat writes one. The output partition is not written: the Kafka producer
-// chooses it from the key (murmur2).
+// chooses it from the key (murmur2). A routed plan's output names its
+// route's sink topic and carries its PARTITION BY key; a record no route
+// took, when the plan has an unrouted topic, is a line of that topic with
+// the record unchanged and a last header "streamt.reason":"unrouted".
 class envelope_sink {
  public:
   // `binary_payload` (an Avro sink): values are written as
   // "payload_base64", the framed bytes in base64.
   envelope_sink(std::ostream& out, std::string sink_topic, bool binary_payload = false);
+  // `route_topics`: each route's sink topic (plan::routes_of order).
+  envelope_sink(std::ostream& out, std::vector<std::string> route_topics, std::string unrouted_topic,
+                bool binary_payload = false);
 
-  void emit(const record_view& in, std::optional<std::string_view> value);
+  void emit(const record_view& in, const operators::route_output& output);
+  void unrouted(const record_view& in);
   // Writes what was emitted since the last flush; fails if the stream did.
   boost::asio::awaitable<result<void>> async_flush();
 
  private:
+  void line(const record_view& in, std::string_view topic, std::optional<std::string_view> key,
+            std::optional<std::string_view> value, const header_view* extra);
+
   std::ostream* out_;
-  std::string sink_topic_;
+  std::vector<std::string> route_topics_;
+  std::string unrouted_topic_;
   bool binary_payload_ = false;
   std::string buffer_;
 };

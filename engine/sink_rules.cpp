@@ -3,6 +3,7 @@
 
 #include "engine/sink_rules.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 #include <limits>
@@ -35,6 +36,14 @@ std::string utc_text(std::int64_t ms) {
 }
 
 }  // namespace
+
+std::vector<std::string> topics_written(const plan::plan& p) {
+  std::vector<std::string> topics = plan::sink_topics(p);
+  if (plan::is_routed(p) && !p.unrouted_topic.empty() &&
+      std::find(topics.begin(), topics.end(), p.unrouted_topic) == topics.end())
+    topics.push_back(p.unrouted_topic);
+  return topics;
+}
 
 std::string rough_duration(std::int64_t ms) {
   const std::int64_t a = ms < 0 ? -ms : ms;

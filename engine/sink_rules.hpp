@@ -10,6 +10,8 @@
 // record at its own offset, or one dead-lettered with this reason).
 // Pure: the clock is the caller's.
 
+#include "plan/plan.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -52,6 +54,12 @@ struct sink_rules {
   // The rules in one line, for the start-up log ("" when there are none).
   std::string describe() const;
 };
+
+// The topics a plan writes besides its dead-letter topic, each once: its
+// sink topics (plan::sink_topics), then its unrouted topic if it has one.
+// The session checks, refuses and names these (session::config::sink_topics),
+// and the sink indexes its outputs' topics by this order.
+std::vector<std::string> topics_written(const plan::plan& p);
 
 // A duration in the largest whole unit that says it ("10 d", "1 h",
 // "1500 ms"), for messages about bounds.

@@ -24,9 +24,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace streamt::engine {
@@ -357,7 +359,7 @@ result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) 
                                                    "(or point --state-dir at a new one)");
     const plan::identity& was = last->identity;
     if (was_id.application_id != was.application_id || was_id.source_topic != was.source_topic ||
-        was_id.sink_topic != was.sink_topic)
+        was_id.sink_topic != plan::sink_topics_text(*last))
       return damaged("it names another application or other topics than plan.json beside it");
     const plan::identity& now = next.identity;
     auto refuse = [&](std::string what, const std::string& a, const std::string& b) {
@@ -372,11 +374,24 @@ result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) 
       return refuse("application id", was.application_id, now.application_id);
     if (was.source_topic != now.source_topic)
       return refuse("source topic", was.source_topic, now.source_topic);
-    if (was.sink_topic != now.sink_topic) return refuse("sink topic", was.sink_topic, now.sink_topic);
+    // A routed plan's sinks are its identity as one sink is a SELECT's: the
+    // whole set, in the order written (identity.json records them joined).
+    if (const std::string a = plan::sink_topics_text(*last), b = plan::sink_topics_text(next); a != b)
+      return refuse(plan::is_routed(*last) || plan::is_routed(next) ? "sink topics" : "sink topic", a, b);
     if (was.operators != now.operators) return refuse("operator names", "...", "...");
     // The sink's format too: a consumer of JSON objects cannot read Avro.
-    const bool output_changed =
-        last->projection != next.projection || last->schema != next.schema || last->sink != next.sink;
+    // A routed plan's outputs are each route's projection and key; where
+    // its unrouted records go is output too. Its predicates may change.
+    const auto outputs_of = [](const plan::plan& p) {
+      std::vector<std::tuple<std::string, std::vector<plan::projection_item>, std::optional<std::size_t>>>
+          out;
+      for (const plan::route& r : plan::routes_of(p))
+        out.emplace_back(r.sink_topic, r.projection, r.partition_by);
+      return out;
+    };
+    const bool output_changed = outputs_of(*last) != outputs_of(next) || last->schema != next.schema ||
+                                last->sink != next.sink || last->unrouted_topic != next.unrouted_topic ||
+                                last->key_format != next.key_format;
     if (output_changed && !allow_output_change)
       return state_error("output_changed",
                          "the plan changes the output (projection, source schema or sink format) of the "
@@ -394,7 +409,7 @@ result<void> state_dir::admit(const plan::plan& next, bool allow_output_change) 
     json::object identity;
     identity["application_id"] = next.identity.application_id;
     identity["source_topic"] = next.identity.source_topic;
-    identity["sink_topic"] = next.identity.sink_topic;
+    identity["sink_topic"] = plan::sink_topics_text(next);
     identity["instance_id"] = instance_id_;
     pending_identity_ = json::serialize(identity) + "\n";
   }

@@ -44,10 +44,11 @@ test kind_of(plan::compare_op op, plan::column_type type) noexcept {
 
 }  // namespace
 
-predicate_definition::predicate_definition(const plan::plan& p) {
-  conditions_.reserve(p.predicate.size());
-  const std::vector<plan::node> nodes = plan::flatten(p.schema);
-  for (const auto& c : p.predicate) {
+predicate_definition::predicate_definition(const plan::schema& schema,
+                                           const std::vector<plan::condition>& conditions) {
+  conditions_.reserve(conditions.size());
+  const std::vector<plan::node> nodes = plan::flatten(schema);
+  for (const auto& c : conditions) {
     if (c.column >= nodes.size())
       throw std::invalid_argument("predicate on column index " + std::to_string(c.column) +
                                   " outside the schema");

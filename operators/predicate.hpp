@@ -26,7 +26,10 @@ class predicate_definition {
   // Throws std::invalid_argument if a condition names a column outside the
   // schema, or its literal's type differs from the column's (or is missing for
   // a comparison): a validated plan never does, so that is a caller bug.
-  explicit predicate_definition(const plan::plan& p);
+  explicit predicate_definition(const plan::plan& p) : predicate_definition(p.schema, p.predicate) {}
+  // One route's WHERE over the plan's schema (a routed plan has one per
+  // route; a single SELECT's is the plan's own).
+  predicate_definition(const plan::schema& schema, const std::vector<plan::condition>& conditions);
 
   struct condition {
     std::size_t slot = 0;

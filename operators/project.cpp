@@ -7,10 +7,11 @@
 
 namespace streamt::operators {
 
-project_definition::project_definition(const plan::plan& p) {
-  columns_.reserve(p.projection.size());
-  const std::vector<plan::node> nodes = plan::flatten(p.schema);
-  for (const auto& item : p.projection) {
+project_definition::project_definition(const plan::schema& schema,
+                                       const std::vector<plan::projection_item>& items) {
+  columns_.reserve(items.size());
+  const std::vector<plan::node> nodes = plan::flatten(schema);
+  for (const auto& item : items) {
     if (item.column >= nodes.size())
       throw std::invalid_argument("projection of column index " + std::to_string(item.column) +
                                   " outside the schema");

@@ -31,7 +31,9 @@ class project_definition {
  public:
   // Throws std::invalid_argument if an item names a column outside the schema:
   // a validated plan never does, so that is a bug in the caller, not bad input.
-  explicit project_definition(const plan::plan& p);
+  explicit project_definition(const plan::plan& p) : project_definition(p.schema, p.projection) {}
+  // One route's SELECT list over the plan's schema.
+  project_definition(const plan::schema& schema, const std::vector<plan::projection_item>& items);
 
   std::span<const projected_column> columns() const noexcept { return columns_; }
 

@@ -7,6 +7,7 @@
 #include "operators/registry_frame.hpp"
 #include "plan/avro_schema.hpp"
 
+#include <charconv>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -35,17 +36,56 @@ struct stage_pipeline::avro_source {
   std::unordered_map<std::uint32_t, writer> writers;
 };
 
+stage_pipeline::route_stages::route_stages(const plan::schema& schema, const plan::route& r)
+    : predicate(schema, r.predicate), project(schema, r.projection), encode(project) {
+  // encode writes into `out` as a buffer of its current size: a typical
+  // encoded record fits without growing on the first records.
+  out.resize(256);
+}
+
 stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
     : decode_(p.schema, max_value_bytes),
-      predicate_(p),
-      project_(p),
-      encode_(project_),
-      avro_encode_(project_),
+      key_format_(p.key_format),
+      routed_(plan::is_routed(p)),
+      writes_unrouted_(plan::is_routed(p) && !p.unrouted_topic.empty()),
       row_(decode_.column_count()),
       forward_tombstones_(forwards_tombstones(p.schema)),
       upsert_(p.schema.changelog == plan::changelog::upsert),
       writes_avro_(p.sink.format == plan::sink_format::avro),
       json_registry_(p.schema.value_format == plan::value_format::json_registry) {
+  // The compiler refuses these for a routed plan: one output per route
+  // that takes a record, never a null value, and JSON on every sink.
+  if (routed_ && (forward_tombstones_ || writes_avro_))
+    throw std::invalid_argument(
+        "stage_pipeline: a routed plan forwards no tombstone, reads no changelog and writes no Avro sink");
+  const std::vector<plan::route> routes = plan::routes_of(p);
+  const std::vector<plan::node> nodes = plan::flatten(p.schema);
+  routes_.reserve(routes.size());
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    route_stages& r = routes_.emplace_back(p.schema, routes[i]);
+    if (!routes[i].partition_by) continue;
+    const std::size_t column = *routes[i].partition_by;
+    if (column >= nodes.size())
+      throw std::invalid_argument("PARTITION BY column index " + std::to_string(column) +
+                                  " outside the schema");
+    const plan::column& c = *nodes[column].column;
+    if (c.type != plan::column_type::string && c.type != plan::column_type::bigint)
+      throw std::invalid_argument("PARTITION BY column '" + c.name + "' is neither STRING nor BIGINT");
+    r.key_slot = column;
+    r.key_is_string = c.type == plan::column_type::string;
+    r.null_key.phase = phase::record;
+    r.null_key.code = "null_key";
+    std::string name;
+    for (const std::string& part : nodes[column].path) name += (name.empty() ? "" : ".") + part;
+    r.null_key.message = "route '" + plan::route_name(routes, i) +
+                         "' takes this record, and its key is column '" + name +
+                         "' (PARTITION BY), which is null in it: an output needs a key there. Add '" + name +
+                         " IS NOT NULL' to the route's WHERE, or send such records to a dead-letter topic " +
+                         "(streamt compile --on-invalid dead-letter --dead-letter-topic T)";
+  }
+  outputs_.resize(routes_.size());
+  one_plain_route_ = routes_.size() == 1 && !routes_.front().key_slot;
+  if (writes_avro_) avro_encode_.emplace(routes_.front().project);
   if (p.schema.avro) {
     auto reader = plan::avro::parse_schema(p.schema.avro->schema);
     if (!reader)
@@ -58,9 +98,6 @@ stage_pipeline::stage_pipeline(const plan::plan& p, std::size_t max_value_bytes)
       "changelog upsert needs a key; this record has none (a row of the table is known by its key, so a "
       "record without one can neither set nor delete a row). Give the source's records keys, or declare "
       "\"changelog\": \"append\" in the schema to treat the topic as a stream";
-  // encode writes into out_ as a buffer of its current size: a typical
-  // encoded record fits without growing on the first records.
-  out_.resize(256);
 }
 
 stage_pipeline::~stage_pipeline() = default;
@@ -130,37 +167,38 @@ void stage_pipeline::forget_schema(std::uint32_t id) {
 
 step stage_pipeline::process(const record_metadata& meta, std::optional<std::string_view> value) {
   // Checked first: a keyless tombstone of an upsert deletes nothing either.
-  if (upsert_ && !meta.key) return {outcome::invalid, {}, &missing_key_};
+  if (upsert_ && !meta.key) return {outcome::invalid, {}, &missing_key_, 0, {}};
   // Predicates are not evaluated for a tombstone: there is no value.
-  if (!value) return {forward_tombstones_ ? outcome::forward_tombstone : outcome::tombstone, {}, nullptr};
+  if (!value)
+    return {forward_tombstones_ ? outcome::forward_tombstone : outcome::tombstone, {}, nullptr, 0, {}};
   if (avro_) {
     const std::optional<registry_frame> frame = read_registry_frame(*value, error_);
-    if (!frame) return {outcome::invalid, {}, &error_};
+    if (!frame) return {outcome::invalid, {}, &error_, 0, {}};
     const auto w = avro_->writers.find(frame->schema_id);
-    if (w == avro_->writers.end()) return {outcome::needs_schema, {}, nullptr, frame->schema_id};
-    if (!w->second.decoder) return {outcome::invalid, {}, &w->second.refusal};
-    if (!w->second.decoder->decode(frame->body, row_, error_)) return {outcome::invalid, {}, &error_};
+    if (w == avro_->writers.end()) return {outcome::needs_schema, {}, nullptr, frame->schema_id, {}};
+    if (!w->second.decoder) return {outcome::invalid, {}, &w->second.refusal, 0, {}};
+    if (!w->second.decoder->decode(frame->body, row_, error_)) return {outcome::invalid, {}, &error_, 0, {}};
   } else if (json_registry_) {
     // The schema id is not looked up: the plan's schema decides what is read.
     const std::optional<registry_frame> frame = read_registry_frame(*value, error_, framed_body::json);
-    if (!frame) return {outcome::invalid, {}, &error_};
+    if (!frame) return {outcome::invalid, {}, &error_, 0, {}};
     if (!decode(decode_, decode_state_, frame->body, row_, error_)) {
       // decode's own words would call the whole value empty.
       if (frame->body.empty())
         error_.message = "the value is a frame (a zero byte, then schema id " +
                          std::to_string(frame->schema_id) + ") with no JSON after it";
-      return {outcome::invalid, {}, &error_};
+      return {outcome::invalid, {}, &error_, 0, {}};
     }
   } else if (!decode(decode_, decode_state_, *value, row_, error_)) {
     // decode refuses an empty value itself (empty_value): it is not a tombstone.
-    return {outcome::invalid, {}, &error_};
+    return {outcome::invalid, {}, &error_, 0, {}};
   }
   if (reads_metadata() && !decode_metadata(decode_, meta, row_, error_))
-    return {outcome::invalid, {}, &error_};
-  // In a changelog, a row that no longer passes must leave the result: an
-  // earlier version of it may have passed and be in the sink under its key.
-  if (!evaluate(predicate_, row_)) return {upsert_ ? outcome::delete_key : outcome::filtered, {}, nullptr};
+    return {outcome::invalid, {}, &error_, 0, {}};
   if (writes_avro_) {
+    // One route (the constructor refuses an Avro sink on a routed plan).
+    if (!evaluate(routes_.front().predicate, row_))
+      return {upsert_ ? outcome::delete_key : outcome::filtered, {}, nullptr, 0, {}};
     if (!sink_schema_id_)
       throw std::logic_error(
           "stage_pipeline::process: the plan's sink is Avro and its schema id is not set (sink_schema_id)");
@@ -168,10 +206,53 @@ step stage_pipeline::process(const record_metadata& meta, std::optional<std::str
     // steady state allocates nothing.
     out_.clear();
     append_registry_frame(out_, *sink_schema_id_);
-    append_avro_body(avro_encode_, row_, out_);
-    return {outcome::emitted, out_, nullptr};
+    append_avro_body(*avro_encode_, row_, out_);
+    outputs_.front() = {0, out_, std::nullopt};
+    return {outcome::emitted, out_, nullptr, 0, std::span(outputs_.data(), 1)};
   }
-  return {outcome::emitted, encode(encode_, row_, out_), nullptr};
+  if (one_plain_route_) {
+    // A single SELECT (or one route without PARTITION BY): the loop below
+    // for one route, without its bookkeeping, which a bare copy's per-record
+    // cost would notice (bench/stage_pipeline.cpp). outputs_[0]'s route and
+    // key were set once at construction.
+    route_stages& r = routes_.front();
+    if (!evaluate(r.predicate, row_))
+      return {upsert_ ? outcome::delete_key : outcome::filtered, {}, nullptr, 0, {}};
+    const std::string_view value = encode(r.encode, row_, r.out);
+    outputs_.front().value = value;
+    return {outcome::emitted, value, nullptr, 0, std::span(outputs_.data(), 1)};
+  }
+  std::size_t taken = 0;
+  for (std::size_t i = 0; i < routes_.size(); ++i) {
+    route_stages& r = routes_[i];
+    if (!evaluate(r.predicate, row_)) continue;
+    // The key before the value: a record whose key is missing writes
+    // nothing on any route, so it is not worth encoding.
+    std::optional<std::string_view> key;
+    if (r.key_slot) {
+      const slot& k = row_.slots[*r.key_slot];
+      if (k.is_null) return {outcome::invalid, {}, &r.null_key, 0, {}};
+      key = key_of(r, k);
+    }
+    outputs_[taken++] = {static_cast<std::uint32_t>(i), encode(r.encode, row_, r.out), key};
+  }
+  // In a changelog, a row that no longer passes must leave the result: an
+  // earlier version of it may have passed and be in the sink under its key.
+  if (taken == 0) return {upsert_ ? outcome::delete_key : outcome::filtered, {}, nullptr, 0, {}};
+  return {outcome::emitted, *outputs_.front().value, nullptr, 0, std::span(outputs_.data(), taken)};
+}
+
+std::optional<std::string_view> stage_pipeline::key_of(route_stages& r, const slot& s) const noexcept {
+  if (r.key_is_string) return s.string;
+  if (key_format_ == plan::key_format::long_) {
+    // Kafka's LongSerializer: the two's complement value, big-endian.
+    const auto v = static_cast<std::uint64_t>(s.bigint);
+    for (int i = 0; i < 8; ++i) r.key[i] = static_cast<char>(v >> (56 - 8 * i));
+    return std::string_view(r.key, 8);
+  }
+  const auto [end, ec] = std::to_chars(r.key, r.key + sizeof r.key, s.bigint);
+  (void)ec;  // 24 bytes hold any int64's digits and sign
+  return std::string_view(r.key, static_cast<std::size_t>(end - r.key));
 }
 
 }  // namespace streamt::operators

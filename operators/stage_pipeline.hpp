@@ -6,6 +6,14 @@
 // project → encode. This is the one path every record follows, whether it
 // arrives from `streamt replay` or from Kafka (engine/ drives both).
 //
+// A plan is a list of routes (plan::routes_of: a single SELECT is one). A
+// record is decoded once, into one row every route reads; then each route in
+// the order written tests its predicate on that row and, if it passes,
+// writes its projection and its key. A record's outputs are handed out
+// together once every route has been tried, so a record one route finds
+// invalid (a null PARTITION BY column) has none: it is written whole or not
+// at all.
+//
 // It is synchronous on purpose: no stage waits for anything, so none is a
 // coroutine and no frame is allocated per record. One stage_pipeline belongs
 // to one pipeline (one strand); it is not thread-safe and need not be.
@@ -22,8 +30,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace streamt::operators {
 
@@ -42,13 +52,30 @@ enum class outcome {
                       //   learn_schema (or unknown_schema) it and process the same record again
 };
 
+// What one route writes of a record that passes its predicate.
+struct route_output {
+  std::uint32_t route = 0;  // index into plan::routes_of(plan)
+  // The encoded value; nullopt for a null value (a tombstone of the key),
+  // which only the engine makes (forward_tombstone, delete_key).
+  std::optional<std::string_view> value;
+  // The output's key when the route has PARTITION BY (the column's value as
+  // plan::key_format says); nullopt: the input's key passes unchanged.
+  std::optional<std::string_view> key;
+};
+
 struct step {
   operators::outcome outcome = outcome::filtered;
-  // Valid until the next call to process(); points into the pipeline's buffer.
+  // Valid until the next call to process(); points into the pipeline's
+  // buffer. The first output's value: a single-SELECT plan's one output.
   std::string_view output;
   // Valid until the next call to process(); set only for outcome::invalid.
   const diagnostic* error = nullptr;
   std::uint32_t schema_id = 0;  // outcome::needs_schema
+  // outcome::emitted: one per route that took the record, in route order
+  // (at least one). Valid until the next call to process(); views into the
+  // pipeline's buffers, which keep their capacity, so the steady state
+  // allocates nothing.
+  std::span<const route_output> outputs;
 };
 
 class stage_pipeline {
@@ -70,6 +97,13 @@ class stage_pipeline {
     if (has_key) meta.key = std::string_view();
     return process(meta, value);
   }
+
+  // How many routes the plan has (plan::routes_of): 1 for a single SELECT.
+  std::size_t route_count() const noexcept { return routes_.size(); }
+  // A plan written as INSERT INTO routes (plan::is_routed), and whether it
+  // writes the records no route takes to its unrouted topic.
+  bool routed() const noexcept { return routed_; }
+  bool writes_unrouted() const noexcept { return writes_unrouted_; }
 
   // True if the plan has columns from the record's metadata.
   bool reads_metadata() const noexcept { return !decode_.metadata_columns().empty(); }
@@ -111,14 +145,31 @@ class stage_pipeline {
 
  private:
   struct avro_source;
+  // One route's stages and the buffers its output lives in until the next
+  // record.
+  struct route_stages {
+    route_stages(const plan::schema& schema, const plan::route& r);
+    predicate_definition predicate;
+    project_definition project;
+    encode_definition encode;
+    std::optional<std::size_t> key_slot;  // PARTITION BY
+    bool key_is_string = false;           // else BIGINT
+    std::string out;
+    char key[24] = {};  // a BIGINT key: 8 bytes, or up to 20 digits and a sign
+    diagnostic null_key;
+  };
+  std::optional<std::string_view> key_of(route_stages& r, const slot& s) const noexcept;
   decode_definition decode_;
-  predicate_definition predicate_;
-  project_definition project_;
-  encode_definition encode_;
-  avro_encode_definition avro_encode_;
+  std::vector<route_stages> routes_;
+  std::vector<route_output> outputs_;                  // one per route, written in place
+  std::optional<avro_encode_definition> avro_encode_;  // an Avro sink (single SELECT only)
+  plan::key_format key_format_ = plan::key_format::string;
+  bool routed_ = false;
+  bool writes_unrouted_ = false;
+  bool one_plain_route_ = false;  // one route, no PARTITION BY: process's short case
   decode_state decode_state_;
   row row_;
-  std::string out_;
+  std::string out_;  // an Avro sink's framed output
   diagnostic error_;
   bool forward_tombstones_ = false;
   bool upsert_ = false;

@@ -5,6 +5,8 @@
 
 #include "plan/sql/keywords.hpp"
 
+#include <algorithm>
+
 namespace streamt::plan {
 
 namespace {
@@ -80,7 +82,39 @@ std::string version_2_reason(const plan& p) {
   if (p.schema.value_format == value_format::json_registry)
     return "the source is JSON in the Confluent wire format (json-registry)";
   if (p.sink.format == sink_format::avro) return "the sink is Avro in the Confluent wire format";
+  if (is_routed(p)) return "the plan routes records to sinks (INSERT INTO)";
   return {};
+}
+
+std::vector<route> routes_of(const plan& p) {
+  if (is_routed(p)) return p.routes;
+  return {route{p.identity.sink_topic, p.predicate, p.projection, std::nullopt}};
+}
+
+std::vector<std::string> sink_topics(const plan& p) {
+  std::vector<std::string> out;
+  for (const route& r : routes_of(p))
+    if (std::find(out.begin(), out.end(), r.sink_topic) == out.end()) out.push_back(r.sink_topic);
+  return out;
+}
+
+std::string sink_topics_text(const plan& p, std::string_view separator) {
+  std::string out;
+  for (const std::string& t : sink_topics(p)) {
+    if (!out.empty()) out += separator;
+    out += t;
+  }
+  return out;
+}
+
+std::string route_name(const std::vector<route>& routes, std::size_t i) {
+  std::size_t same = 0, k = 0;
+  for (std::size_t j = 0; j < routes.size(); ++j) {
+    if (routes[j].sink_topic != routes[i].sink_topic) continue;
+    ++same;
+    if (j <= i) ++k;
+  }
+  return same == 1 ? routes[i].sink_topic : routes[i].sink_topic + "#" + std::to_string(k);
 }
 
 int required_version(const plan& p) { return version_2_reason(p).empty() ? 1 : 2; }

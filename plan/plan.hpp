@@ -337,6 +337,36 @@ struct sink {
   friend bool operator==(const sink&, const sink&) = default;
 };
 
+// How a route's PARTITION BY column becomes the output record's key
+// (version 2). A STRING column is always its UTF-8 bytes; a BIGINT column is
+// its decimal text under `string`, and under `long` the 8 big-endian bytes
+// Kafka's LongSerializer writes, so that Java consumers with that
+// deserializer read it back.
+enum class key_format { string, long_ };
+
+constexpr std::string_view to_string(key_format k) noexcept {
+  return k == key_format::long_ ? "long" : "string";
+}
+
+// One statement `INSERT INTO <sink> SELECT ... FROM <source> [WHERE ...]
+// [PARTITION BY <column>]` of a routed plan (version 2): where the records it
+// takes go, which it takes, and what of them it writes. A record goes to
+// every route whose predicate it passes, each once.
+struct route {
+  std::string sink_topic;
+  std::vector<condition> predicate;  // AND of all; empty takes every record
+  std::vector<projection_item> projection;
+  // The node whose value becomes the output key; unset, the input key passes
+  // unchanged. Only a STRING or BIGINT column.
+  std::optional<std::size_t> partition_by{};
+  friend bool operator==(const route&, const route&) = default;
+};
+
+// How many routes a plan has at most: one transaction writes every output of
+// a record, so each route costs every record a predicate; beyond this the
+// plan is better split into applications.
+inline constexpr std::size_t max_routes = 64;
+
 // How many predecessors a plan names at most: enough for any history of
 // updates a person reviews, small enough that the list stays readable.
 inline constexpr std::size_t max_supersedes = 64;
@@ -356,8 +386,40 @@ struct plan {
   // does not write it (every plan compiled before it existed keeps its
   // digest); any other plan states it.
   streamt::plan::sink sink{};
+  // A routed plan (version 2): its routes in the order written, at least one.
+  // Empty for a plan of one SELECT, whose route is identity.sink_topic,
+  // predicate and projection (routes_of gives either as routes). A routed
+  // plan leaves those three empty.
+  std::vector<route> routes{};
+  // A routed plan's records that no route takes: written unchanged to this
+  // topic inside the transaction, with headers saying why; empty, dropped
+  // and counted.
+  std::string unrouted_topic{};
+  // How a BIGINT PARTITION BY column is written as a key.
+  streamt::plan::key_format key_format = key_format::string;
   friend bool operator==(const plan&, const plan&) = default;
 };
+
+// The plan's routes: its own for a routed plan, else the one route its
+// single SELECT is. What the stages, the sink and the reports work from, so
+// that both kinds of plan take one path.
+std::vector<route> routes_of(const plan& p);
+
+// The distinct sink topics of the plan's routes, in the order first written.
+std::vector<std::string> sink_topics(const plan& p);
+
+// The sink topics joined by `separator`: one topic for a single SELECT.
+// A topic name holds no ',' or ' ', so the text reads back unambiguously;
+// what a state directory's identity file, metrics labels and messages show.
+std::string sink_topics_text(const plan& p, std::string_view separator = ",");
+
+// How reports, metrics and messages name route `i` of `routes`: its sink
+// topic, or "<sink>#k" (k from 1, in the order written) when several routes
+// write to that sink.
+std::string route_name(const std::vector<route>& routes, std::size_t i);
+
+// True for a plan written as INSERT INTO statements.
+inline bool is_routed(const plan& p) noexcept { return !p.routes.empty(); }
 
 // The lowest version that can express `p`: 2 if its schema uses a type,
 // a ROW, a tombstone or changelog choice that version 1 lacks, or its source

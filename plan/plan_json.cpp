@@ -15,6 +15,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -77,6 +78,32 @@ boost::json::value literal_to_json(const literal& l, int scale) {
   return std::visit(visitor{scale}, l);
 }
 
+boost::json::array predicate_to_json(const std::vector<node>& nodes,
+                                     const std::vector<condition>& predicate) {
+  boost::json::array pred;
+  for (const auto& c : predicate) {
+    boost::json::object o;
+    o["column"] = column_ref(nodes, c.column);
+    o["op"] = to_string(c.op);
+    const int scale = c.column < nodes.size() ? nodes[c.column].column->scale : 0;
+    if (!is_null_test(c.op)) o["value"] = literal_to_json(c.value, scale);
+    pred.emplace_back(std::move(o));
+  }
+  return pred;
+}
+
+boost::json::array projection_to_json(const std::vector<node>& nodes,
+                                      const std::vector<projection_item>& projection) {
+  boost::json::array proj;
+  for (const auto& item : projection) {
+    boost::json::object o;
+    o["column"] = column_ref(nodes, item.column);
+    o["as"] = item.output_name;
+    proj.emplace_back(std::move(o));
+  }
+  return proj;
+}
+
 // The members in canonical order. boost::json::object keeps insertion order,
 // which is what makes this order the serialised order.
 boost::json::object plan_to_json(const plan& p) {
@@ -86,7 +113,16 @@ boost::json::object plan_to_json(const plan& p) {
   boost::json::object id;
   id["application_id"] = p.identity.application_id;
   id["source_topic"] = p.identity.source_topic;
-  id["sink_topic"] = p.identity.sink_topic;
+  // A routed plan's sinks are part of its identity: all of them, in the
+  // order first written. A plan of one SELECT keeps its one sink_topic, so
+  // its form and digest are what they were before routes existed.
+  if (is_routed(p)) {
+    boost::json::array sinks;
+    for (const std::string& t : sink_topics(p)) sinks.emplace_back(boost::json::string(t));
+    id["sink_topics"] = std::move(sinks);
+  } else {
+    id["sink_topic"] = p.identity.sink_topic;
+  }
   boost::json::array ops;
   for (const auto& o : p.identity.operators) ops.emplace_back(boost::json::string(o));
   id["operators"] = std::move(ops);
@@ -102,25 +138,30 @@ boost::json::object plan_to_json(const plan& p) {
   root["schema"] = schema_to_json(p.schema);
 
   const std::vector<node> nodes = flatten(p.schema);
-  boost::json::array pred;
-  for (const auto& c : p.predicate) {
-    boost::json::object o;
-    o["column"] = column_ref(nodes, c.column);
-    o["op"] = to_string(c.op);
-    const int scale = c.column < nodes.size() ? nodes[c.column].column->scale : 0;
-    if (!is_null_test(c.op)) o["value"] = literal_to_json(c.value, scale);
-    pred.emplace_back(std::move(o));
+  if (is_routed(p)) {
+    boost::json::array routes;
+    bool bigint_key = false;
+    for (const route& r : p.routes) {
+      boost::json::object o;
+      o["sink_topic"] = r.sink_topic;
+      o["predicate"] = predicate_to_json(nodes, r.predicate);
+      o["projection"] = projection_to_json(nodes, r.projection);
+      if (r.partition_by) {
+        o["partition_by"] = column_ref(nodes, *r.partition_by);
+        if (*r.partition_by < nodes.size() && nodes[*r.partition_by].column->type == column_type::bigint)
+          bigint_key = true;
+      }
+      routes.emplace_back(std::move(o));
+    }
+    root["routes"] = std::move(routes);
+    // Absent: records no route takes are dropped (and counted).
+    if (!p.unrouted_topic.empty()) root["unrouted_topic"] = p.unrouted_topic;
+    // Written exactly when it means something: with a BIGINT key column.
+    if (bigint_key) root["key_format"] = to_string(p.key_format);
+  } else {
+    root["predicate"] = predicate_to_json(nodes, p.predicate);
+    root["projection"] = projection_to_json(nodes, p.projection);
   }
-  root["predicate"] = std::move(pred);
-
-  boost::json::array proj;
-  for (const auto& item : p.projection) {
-    boost::json::object o;
-    o["column"] = column_ref(nodes, item.column);
-    o["as"] = item.output_name;
-    proj.emplace_back(std::move(o));
-  }
-  root["projection"] = std::move(proj);
   // Written unless both ends are plain JSON, so that every plan compiled
   // before sinks had a format keeps its digest, and a plan with a
   // registry-framed source (Avro, json-registry) says which format its sink
@@ -227,7 +268,10 @@ result<std::string> check_topic(const boost::json::object& o, const std::string&
   return std::string(*t);
 }
 
-result<identity> load_identity(const boost::json::object& root) {
+// `sinks` receives a routed plan's identity.sink_topics (routed is whether
+// the plan has "routes"); a plan of one SELECT names its sink_topic instead.
+result<identity> load_identity(const boost::json::object& root, bool routed,
+                               std::vector<std::string>& sinks) {
   const std::string path = "$.identity";
   auto obj =
       require_object(root, "$", "identity",
@@ -235,10 +279,10 @@ result<identity> load_identity(const boost::json::object& root) {
   if (!obj) return obj.error();
   const auto& o = **obj;
   diagnostic d;
-  if (detail::find_unknown_member(
-          o, path,
-          {"application_id", "source_topic", "sink_topic", "operators", "on_invalid", "dead_letter_topic"},
-          "the identity", ph, d))
+  if (detail::find_unknown_member(o, path,
+                                  {"application_id", "source_topic", routed ? "sink_topics" : "sink_topic",
+                                   "operators", "on_invalid", "dead_letter_topic"},
+                                  routed ? "the identity of a routed plan" : "the identity", ph, d))
     return d;
 
   identity id;
@@ -257,9 +301,27 @@ result<identity> load_identity(const boost::json::object& root) {
   auto src = check_topic(o, path, "source_topic");
   if (!src) return src.error();
   id.source_topic = std::move(*src);
-  auto sink = check_topic(o, path, "sink_topic");
-  if (!sink) return sink.error();
-  id.sink_topic = std::move(*sink);
+  if (routed) {
+    const std::string rule =
+        "a JSON array of the distinct sink topics of \"routes\", in the order first written";
+    auto arr = require_array(o, path, "sink_topics", rule);
+    if (!arr) return arr.error();
+    for (std::size_t i = 0; i < (*arr)->size(); ++i) {
+      const std::string item = detail::path_index(path + ".sink_topics", i);
+      const boost::json::value& v = (**arr)[i];
+      if (!v.is_string() || !is_valid_topic_name(v.get_string()))
+        return error(ph, "invalid_topic", item,
+                     (v.is_string() ? quote(v.get_string()) : std::string(detail::kind_name(v))) +
+                         " is not a valid topic name; use a Kafka topic name: 1 to 249 characters of "
+                         "[a-zA-Z0-9._-], not \".\" or \"..\"");
+      sinks.emplace_back(v.get_string());
+    }
+  } else {
+    auto sink = check_topic(o, path, "sink_topic");
+    if (!sink) return sink.error();
+    id.sink_topic = std::move(*sink);
+    sinks = {id.sink_topic};
+  }
 
   std::string fixed;
   for (const auto& n : operator_names()) fixed += (fixed.empty() ? "[\"" : ", \"") + n + "\"";
@@ -298,7 +360,8 @@ result<identity> load_identity(const boost::json::object& root) {
     if (!dlq) return dlq.error();
     // The source would read its own rejects back; the sink would mix them
     // into the output its readers trust.
-    if (*dlq == id.source_topic || *dlq == id.sink_topic)
+    const bool a_sink = std::find(sinks.begin(), sinks.end(), *dlq) != sinks.end();
+    if (*dlq == id.source_topic || a_sink)
       return error(ph, "dead_letter_topic_reused", path + ".dead_letter_topic",
                    quote(*dlq) + " is also the " + (*dlq == id.source_topic ? "source" : "sink") +
                        " topic; invalid records need a topic of their own");
@@ -390,10 +453,10 @@ std::string column_list(const schema& s) {
 }
 
 result<std::size_t> load_column_ref(const boost::json::object& o, const std::string& path, const schema& s,
-                                    const std::vector<node>& nodes) {
+                                    const std::vector<node>& nodes, std::string_view key = "column") {
   constexpr std::string_view rule =
       "a JSON string naming a column of the schema, or a JSON array of the names on the path to a nested one";
-  auto ref = detail::require_member(o, path, "column", rule, ph);
+  auto ref = detail::require_member(o, path, key, rule, ph);
   if (!ref) return ref.error();
   std::vector<std::string> wanted;
   if ((*ref)->is_string()) {
@@ -402,25 +465,25 @@ result<std::size_t> load_column_ref(const boost::json::object& o, const std::str
     for (const auto& segment : (*ref)->get_array()) {
       if (!segment.is_string())
         return error(
-            ph, "wrong_type", path + ".column",
+            ph, "wrong_type", detail::path_key(path, key),
             "holds " + std::string(detail::kind_name(segment)) + "; it must be " + std::string(rule));
       wanted.emplace_back(segment.get_string());
     }
   } else {
-    return error(ph, "wrong_type", path + ".column",
+    return error(ph, "wrong_type", detail::path_key(path, key),
                  "is " + std::string(detail::kind_name(**ref)) + "; it must be " + std::string(rule));
   }
   if (auto i = find_path(nodes, wanted)) return *i;
   return error(
-      ph, "unknown_column", path + ".column",
+      ph, "unknown_column", detail::path_key(path, key),
       "no column " + quote(path_text(wanted)) + " in the schema (its columns are " + column_list(s) + ")");
 }
 
-result<std::vector<condition>> load_predicate(const boost::json::object& root, const schema& s,
-                                              const std::vector<node>& nodes) {
-  const std::string path = "$.predicate";
+result<std::vector<condition>> load_predicate(const boost::json::object& parent, const std::string& at,
+                                              const schema& s, const std::vector<node>& nodes) {
+  const std::string path = detail::path_key(at, "predicate");
   auto arr =
-      require_array(root, "$", "predicate", "a JSON array of conditions (empty when every record passes)");
+      require_array(parent, at, "predicate", "a JSON array of conditions (empty when every record passes)");
   if (!arr) return arr.error();
   std::string op_list;
   for (auto op : all_ops) op_list += (op_list.empty() ? "\"" : ", \"") + std::string(to_string(op)) + "\"";
@@ -486,10 +549,11 @@ result<std::vector<condition>> load_predicate(const boost::json::object& root, c
   return out;
 }
 
-result<std::vector<projection_item>> load_projection(const boost::json::object& root, const schema& s,
-                                                     const std::vector<node>& nodes) {
-  const std::string path = "$.projection";
-  auto arr = require_array(root, "$", "projection", "a non-empty JSON array of {\"column\", \"as\"} objects");
+result<std::vector<projection_item>> load_projection(const boost::json::object& parent, const std::string& at,
+                                                     const schema& s, const std::vector<node>& nodes) {
+  const std::string path = detail::path_key(at, "projection");
+  auto arr =
+      require_array(parent, at, "projection", "a non-empty JSON array of {\"column\", \"as\"} objects");
   if (!arr) return arr.error();
   if ((*arr)->empty())
     return error(ph, "empty_projection", path, "is empty; a plan projects at least one column");
@@ -527,6 +591,113 @@ result<std::vector<projection_item>> load_projection(const boost::json::object& 
     out.push_back(std::move(p));
   }
   return out;
+}
+
+// "routes" of a routed plan: 1 to max_routes objects {sink_topic,
+// predicate, projection, partition_by?}, each checked as a plan of one
+// SELECT is, and the members that only mean something with routes.
+result<void> load_routes(const boost::json::object& root, plan& p, const std::vector<std::string>& sinks) {
+  const std::string path = "$.routes";
+  const std::string rule = "a JSON array of 1 to " + std::to_string(max_routes) +
+                           " routes {\"sink_topic\", \"predicate\", \"projection\", \"partition_by\"?}";
+  auto arr = require_array(root, "$", "routes", rule);
+  if (!arr) return arr.error();
+  if ((*arr)->empty() || (*arr)->size() > max_routes)
+    return error(ph, "invalid_routes", path,
+                 "holds " + std::to_string((*arr)->size()) + " routes; it must be " + rule);
+  // A routed plan's routes say everything a single SELECT's members would.
+  for (std::string_view member : {"predicate", "projection"})
+    if (root.contains(member))
+      return error(ph, "routed_plan_with_" + std::string(member), detail::path_key("$", member),
+                   "is given in a plan with \"routes\"; each route holds its own " + std::string(member) +
+                       " (recompile the query)");
+  const std::vector<node> nodes = flatten(p.schema);
+  bool bigint_key = false;
+  for (std::size_t i = 0; i < (*arr)->size(); ++i) {
+    const std::string item = detail::path_index(path, i);
+    const auto& v = (**arr)[i];
+    if (!v.is_object())
+      return error(
+          ph, "wrong_type", item,
+          "is " + std::string(detail::kind_name(v)) +
+              "; a route must be a JSON object with the fields sink_topic, predicate, projection and "
+              "(optionally) partition_by");
+    const auto& o = v.get_object();
+    diagnostic d;
+    if (detail::find_unknown_member(o, item, {"sink_topic", "predicate", "projection", "partition_by"},
+                                    "a route", ph, d))
+      return d;
+    route r;
+    auto sink = check_topic(o, item, "sink_topic");
+    if (!sink) return sink.error();
+    if (*sink == p.identity.source_topic)
+      return error(
+          ph, "sink_is_source", item + ".sink_topic",
+          quote(*sink) +
+              " is also the source topic; the sink must be another topic, or every output is read again");
+    r.sink_topic = std::move(*sink);
+    auto pred = load_predicate(o, item, p.schema, nodes);
+    if (!pred) return pred.error();
+    r.predicate = std::move(*pred);
+    auto proj = load_projection(o, item, p.schema, nodes);
+    if (!proj) return proj.error();
+    r.projection = std::move(*proj);
+    if (o.contains("partition_by")) {
+      auto key = load_column_ref(o, item, p.schema, nodes, "partition_by");
+      if (!key) return key.error();
+      const column& c = *nodes[*key].column;
+      if (c.type != column_type::string && c.type != column_type::bigint)
+        return error(ph, "unsupported_key_type", item + ".partition_by",
+                     "names column " + quote(path_text(nodes[*key].path)) + " of type " + type_name(c) +
+                         "; a key column must be STRING or BIGINT");
+      if (c.type == column_type::bigint) bigint_key = true;
+      r.partition_by = *key;
+    }
+    p.routes.push_back(std::move(r));
+  }
+  const std::vector<std::string> distinct = sink_topics(p);
+  if (distinct != sinks) {
+    std::string listed;
+    for (const std::string& t : distinct) listed += (listed.empty() ? "" : ", ") + quote(t);
+    return error(ph, "sink_topics_mismatch", "$.identity.sink_topics",
+                 "is not the distinct sink topics of $.routes in the order first written ([" + listed +
+                     "]); the identity names every sink the plan writes (recompile the query)");
+  }
+  if (const auto* u = root.if_contains("unrouted_topic")) {
+    (void)u;
+    auto topic = check_topic(root, "$", "unrouted_topic");
+    if (!topic) return topic.error();
+    const bool a_sink = std::find(distinct.begin(), distinct.end(), *topic) != distinct.end();
+    if (a_sink || *topic == p.identity.source_topic || *topic == p.identity.dead_letter_topic)
+      return error(ph, "unrouted_topic_reused", "$.unrouted_topic",
+                   quote(*topic) + " is also the " +
+                       (a_sink                              ? "sink"
+                        : *topic == p.identity.source_topic ? "source"
+                                                            : "dead-letter") +
+                       " topic; records no route takes need a topic of their own");
+    p.unrouted_topic = std::move(*topic);
+  }
+  constexpr std::string_view key_rule =
+      "\"string\" (a BIGINT key as its decimal text) or \"long\" (8 big-endian bytes, as Kafka's "
+      "LongSerializer writes)";
+  const boost::json::value* k = root.if_contains("key_format");
+  if (!bigint_key) {
+    if (k)
+      return error(ph, "needless_key_format", "$.key_format",
+                   "is given but no route has a BIGINT partition_by; a STRING key is always its UTF-8 bytes "
+                   "(recompile the query)");
+    return {};
+  }
+  if (!k)
+    return error(ph, "missing_key_format", "$.key_format",
+                 "is missing; a plan with a BIGINT partition_by states how its key is written: " +
+                     std::string(key_rule));
+  if (!k->is_string() || (k->get_string() != "string" && k->get_string() != "long"))
+    return error(ph, "invalid_key_format", "$.key_format",
+                 "is " + (k->is_string() ? quote(k->get_string()) : std::string(detail::kind_name(*k))) +
+                     "; it must be " + std::string(key_rule));
+  p.key_format = k->get_string() == "long" ? key_format::long_ : key_format::string;
+  return {};
 }
 
 // "supersedes": absent (no predecessor), or 1 to max_supersedes distinct
@@ -605,6 +776,10 @@ result<sink> load_sink(const boost::json::object& root, const plan& p) {
     return out;
   }
   out.format = sink_format::avro;
+  if (is_routed(p))
+    return error(ph, "routes_with_avro_sink", path + ".format",
+                 "is \"avro\" in a plan with routes; routes write JSON values only for now (each route would "
+                 "need its own pinned Avro schema): recompile with --sink-format json");
   auto a = require_object(o, path, "avro",
                           "a JSON object with the members schema, canonical_form, fingerprint and subject");
   if (!a) return a.error();
@@ -676,10 +851,12 @@ std::optional<std::string> digest_problem(std::string_view d) {
   return std::nullopt;
 }
 
-std::string output_shape(const plan& p) {
+namespace {
+
+boost::json::array shape_members(const plan& p, const std::vector<node>& nodes,
+                                 const std::vector<projection_item>& projection) {
   boost::json::array members;
-  const std::vector<node> nodes = flatten(p.schema);
-  for (const projection_item& item : p.projection) {
+  for (const projection_item& item : projection) {
     boost::json::object o;
     o["as"] = item.output_name;
     if (item.column < nodes.size()) {
@@ -694,7 +871,34 @@ std::string output_shape(const plan& p) {
     }
     members.emplace_back(std::move(o));
   }
+  (void)p;
+  return members;
+}
+
+}  // namespace
+
+std::string output_shape(const plan& p) {
+  const std::vector<node> nodes = flatten(p.schema);
   std::string out;
+  if (is_routed(p)) {
+    // Every route's sink, members and key: a consumer of any sink reads
+    // records alike only when all of them stay.
+    boost::json::array routes;
+    for (const route& r : p.routes) {
+      boost::json::object o;
+      o["sink_topic"] = r.sink_topic;
+      o["members"] = shape_members(p, nodes, r.projection);
+      if (r.partition_by && *r.partition_by < nodes.size()) {
+        const column& c = *nodes[*r.partition_by].column;
+        o["key"] =
+            type_name(c) + (c.type == column_type::bigint ? " " + std::string(to_string(p.key_format)) : "");
+      }
+      routes.emplace_back(std::move(o));
+    }
+    detail::write_json(out, boost::json::object{{"routes", std::move(routes)}}, 0);
+    return std::string(digest_prefix) + sha256_hex(out);
+  }
+  boost::json::array members = shape_members(p, nodes, p.projection);
   // An Avro sink's records are read otherwise than JSON ones: its shape is
   // another. A JSON sink's shape stays the members alone, so that the shapes
   // recorded before sinks had a format still match.
@@ -728,11 +932,19 @@ result<plan> load_plan(std::string_view json_text) {
   p.version = *version;
 
   diagnostic d;
-  if (detail::find_unknown_member(
-          root, "$",
-          {"plan_version", "identity", "schema", "predicate", "projection", "sink", "supersedes", "digest"},
-          "a plan", ph, d))
+  if (detail::find_unknown_member(root, "$",
+                                  {"plan_version", "identity", "schema", "predicate", "projection", "routes",
+                                   "unrouted_topic", "key_format", "sink", "supersedes", "digest"},
+                                  "a plan", ph, d))
     return d;
+  const bool routed = root.contains("routes");
+  // What only a routed plan says is refused in a plan of one SELECT.
+  if (!routed)
+    for (std::string_view member : {"unrouted_topic", "key_format"})
+      if (root.contains(member))
+        return error(ph, "routes_only_member", detail::path_key("$", member),
+                     "is given in a plan without \"routes\"; it only means something for INSERT INTO routes "
+                     "(recompile the query)");
   // The digest is compared last, but a plan without one is refused before
   // the rest is read: it was not written by `streamt compile`.
   const auto* digest_value = root.if_contains("digest");
@@ -741,7 +953,8 @@ result<plan> load_plan(std::string_view json_text) {
                  "the plan has no \"digest\"; only plans written by `streamt compile` are accepted "
                  "(recompile the query)");
 
-  auto id = load_identity(root);
+  std::vector<std::string> sinks;
+  auto id = load_identity(root, routed, sinks);
   if (!id) return id.error();
   p.identity = std::move(*id);
 
@@ -758,20 +971,33 @@ result<plan> load_plan(std::string_view json_text) {
                      " ($.schema.topic); the plan must read the topic its schema describes");
   // Writing into the topic it reads would feed every output back in as
   // input: an endless loop, not a transform.
-  if (p.identity.sink_topic == p.identity.source_topic)
+  if (!routed && p.identity.sink_topic == p.identity.source_topic)
     return error(
         ph, "sink_is_source", "$.identity.sink_topic",
         quote(p.identity.sink_topic) +
             " is also the source topic; the sink must be another topic, or every output is read again");
 
-  const std::vector<node> nodes = flatten(p.schema);
-  auto pred = load_predicate(root, p.schema, nodes);
-  if (!pred) return pred.error();
-  p.predicate = std::move(*pred);
+  if (routed) {
+    // What a deletion or a tombstone means per sink is not decided: refused
+    // here as at compile, so that no hand-made plan runs it.
+    if (p.schema.changelog == changelog::upsert)
+      return error(ph, "routes_with_changelog", "$.routes",
+                   "routes are not supported yet on a changelog (upsert) source; compile one plan per sink");
+    if (p.schema.tombstones == tombstones::forward)
+      return error(
+          ph, "routes_with_tombstones", "$.routes",
+          "routes are not supported yet with \"tombstones\": \"forward\"; compile one plan per sink");
+    if (auto r = load_routes(root, p, sinks); !r) return r.error();
+  } else {
+    const std::vector<node> nodes = flatten(p.schema);
+    auto pred = load_predicate(root, "$", p.schema, nodes);
+    if (!pred) return pred.error();
+    p.predicate = std::move(*pred);
 
-  auto proj = load_projection(root, p.schema, nodes);
-  if (!proj) return proj.error();
-  p.projection = std::move(*proj);
+    auto proj = load_projection(root, "$", p.schema, nodes);
+    if (!proj) return proj.error();
+    p.projection = std::move(*proj);
+  }
 
   auto before = load_supersedes(root);
   if (!before) return before.error();

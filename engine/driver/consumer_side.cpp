@@ -68,7 +68,7 @@ std::vector<kafka::topic_partition> runtime::source_partitions(
 // log, or the end of the run.
 std::optional<ss::run_failed> runtime::on_consumer_error(const kafka::consumer_error& e) {
   ss::consumer_error_effect effect = ss::effect_of(consumer_error_of(e), plan_.identity.source_topic,
-                                                   plan_.identity.sink_topic, plan_.identity.application_id);
+                                                   topics_written(plan_), plan_.identity.application_id);
   if (!effect.warning.empty()) STREAMT_LOG(log_, warning) << effect.warning;
   if (!effect.end) return std::nullopt;
   return ss::run_failed{effect.end->status, std::move(effect.end->message)};

@@ -73,9 +73,9 @@ asio::awaitable<void> runtime::drain_events() {
       // abortable) and be aborted and rewound: nothing to do here.
     }
     for (const auto& [first, count] : failures) {
-      const std::string& topic = session_.sink().dead_letter_write(first->opaque)
-                                     ? plan_.identity.dead_letter_topic
-                                     : plan_.identity.sink_topic;
+      const std::string topic = session_.sink().dead_letter_write(first->opaque)
+                                    ? plan_.identity.dead_letter_topic
+                                    : topics_written(plan_).at(session_.sink().topic_of(first->opaque));
       STREAMT_LOG(log_, warning) << log_field(log_attribute::topic, topic)
                                  << log_field(log_attribute::partition, first->partition) << "delivery to "
                                  << topic << "/" << first->partition << " failed: " << first->error.message

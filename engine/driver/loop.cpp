@@ -29,7 +29,7 @@ ss::config session_config(const plan::plan& p, const run_options& o) {
   ss::config c;
   c.application_id = p.identity.application_id;
   c.source_topic = p.identity.source_topic;
-  c.sink_topic = p.identity.sink_topic;
+  c.sink_topics = topics_written(p);
   c.dead_letter_topic = p.identity.dead_letter_topic;
   c.commit_interval = o.commit_interval;
   c.max_records_per_transaction = o.max_records_per_transaction;

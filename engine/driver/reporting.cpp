@@ -176,8 +176,8 @@ void runtime::log_commit(steady_clock::duration took) {
     const record_counts& c = session_.counters().counts;
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
     STREAMT_LOG(log_, info) << log_field(log_attribute::duration_ms, ms) << count_fields(c)
-                            << "committed transaction " << commits_ << " (" << ms
-                            << " ms): " << count_text(c, !plan_.identity.dead_letter_topic.empty());
+                            << "committed transaction " << commits_ << " (" << ms << " ms): "
+                            << count_text(c, !plan_.identity.dead_letter_topic.empty(), route_names(plan_));
   }
 }
 
@@ -218,7 +218,8 @@ run_report runtime::finish(run_report r) {
     STREAMT_LOG(log_, info) << log_field(log_attribute::status, name_of(r.status)) << count_fields(r.counts)
                             << log_field(log_attribute::transactions_committed, r.transactions_committed)
                             << "stopped cleanly: "
-                            << count_text(r.counts, !plan_.identity.dead_letter_topic.empty());
+                            << count_text(r.counts, !plan_.identity.dead_letter_topic.empty(),
+                                          route_names(plan_));
   else if (r.invalid)
     STREAMT_LOG(log_, error) << log_field(log_attribute::status, name_of(r.status))
                              << record_fields{*r.invalid} << r.message;

@@ -147,7 +147,7 @@ class runtime {
   // the producer's (with its statistics interval, and the batch cap).
   kafka::settings settings_;
   kafka::settings producer_settings_;
-  sink_rules sink_rules_;  // what the sink topic refuses, read by cap_batches
+  std::vector<sink_rules> sink_rules_;  // what each topic written refuses, read by cap_batches
   // The offset metadata of every commit: which plan, which instance
   // (engine/lineage.hpp).
   std::string lineage_;

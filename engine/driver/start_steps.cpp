@@ -36,6 +36,13 @@ ss::prepared refused(ss::start_refusal why, std::string message) {
   return p;
 }
 
+// "gold, silver": a routed plan's sink topics on the start line.
+std::string joined(const std::vector<std::string>& topics) {
+  std::string s;
+  for (const std::string& t : topics) s += (s.empty() ? "" : ", ") + t;
+  return s;
+}
+
 }  // namespace
 
 // Everything local, before any broker is asked: the client settings, the
@@ -80,8 +87,9 @@ ss::prepared runtime::prepare() {
       {ready.plan.digest, state_->instance_id(), ready.plan.output_shape, ready.plan.supersedes});
   // Two lines, not one of 250 characters: what runs, then how.
   STREAMT_LOG(log_, info) << "starting " << plan_.identity.application_id << ": "
-                          << plan_.identity.source_topic << " -> " << plan_.identity.sink_topic << ", plan "
-                          << plan::digest(plan_) << (state_->first_run() ? " (new instance)" : "");
+                          << plan_.identity.source_topic << " -> " << joined(plan::sink_topics(plan_))
+                          << ", plan " << plan::digest(plan_)
+                          << (state_->first_run() ? " (new instance)" : "");
   STREAMT_LOG(log_, info) << "transactional id " << txn_id_ << ", librdkafka " << kafka::library_version()
                           << ", state directory " << options_.state_dir
                           << (options_.lineage_header.empty()
@@ -124,8 +132,11 @@ std::string runtime::make_producer(const kafka::settings& producer_settings) {
   auto producer = kafka::producer::create(ex_, txn_id_, producer_settings);
   if (!producer) return producer.error().message;
   producer_ = std::move(*producer);
-  sink_.emplace(*producer_, plan_.identity.sink_topic, session_.sink(), plan_.identity.dead_letter_topic,
-                plan::digest(plan_), options_.lineage_header);
+  std::vector<std::string> route_topics;
+  for (const plan::route& r : plan::routes_of(plan_)) route_topics.push_back(r.sink_topic);
+  sink_.emplace(*producer_, topics_written(plan_), route_topics,
+                plan::is_routed(plan_) ? plan_.unrouted_topic : std::string(), session_.sink(),
+                plan_.identity.dead_letter_topic, plan::digest(plan_), options_.lineage_header);
   sink_->rules(sink_rules_);
   return {};
 }
@@ -231,7 +242,7 @@ asio::awaitable<ss::batches_capped> runtime::cap_batches() {
   // key, a CreateTime sink a timestamp outside its bounds), the broker
   // refuses with the record's whole batch: such a record is refused before
   // it is produced instead (engine/sink_rules.hpp), so the record is named.
-  std::vector<std::string> topics{plan_.identity.sink_topic};
+  std::vector<std::string> topics = topics_written(plan_);
   if (plan_.identity.on_invalid == plan::on_invalid::dead_letter)
     topics.push_back(plan_.identity.dead_letter_topic);
   std::vector<std::string> keys = sink_rules::keys();
@@ -246,17 +257,20 @@ asio::awaitable<ss::batches_capped> runtime::cap_batches() {
            "the topics)";
     co_return out;
   }
-  sink_rules_ = sink_rules::of(plan_.identity.sink_topic, (*settings)[plan_.identity.sink_topic]);
+  sink_rules_.clear();
+  for (const std::string& topic : topics_written(plan_)) {
+    const sink_rules& rules = sink_rules_.emplace_back(sink_rules::of(topic, (*settings)[topic]));
+    // A compacted sink stops the run at the first record without a key:
+    // that the operator learns at the start. The timestamp bounds are a
+    // detail of the topic's configuration (a record they refuse gets a
+    // line of its own).
+    if (rules.compacted)
+      STREAMT_LOG(log_, info) << "sink topic '" << topic << "': " << sink_rules::compacted_rule;
+    if (rules.any())
+      STREAMT_LOG(log_, debug) << "sink topic '" << topic << "': " << rules.describe()
+                               << "; such a record is an invalid record, at its own offset";
+  }
   sink_->rules(sink_rules_);
-  // A compacted sink stops the run at the first record without a key: that
-  // the operator learns at the start. The timestamp bounds are a detail of
-  // the topic's configuration (a record they refuse gets a line of its own).
-  if (sink_rules_.compacted)
-    STREAMT_LOG(log_, info) << "sink topic '" << plan_.identity.sink_topic
-                            << "': " << sink_rules::compacted_rule;
-  if (sink_rules_.any())
-    STREAMT_LOG(log_, debug) << "sink topic '" << plan_.identity.sink_topic << "': " << sink_rules_.describe()
-                             << "; such a record is an invalid record, at its own offset";
   std::optional<std::int64_t> cap;
   std::string capped_by;
   for (const auto& [topic, of_topic] : *settings) {

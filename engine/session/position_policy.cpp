@@ -49,7 +49,8 @@ consumer_error_verdict classify(const consumer_error& e) noexcept {
 }
 
 consumer_error_effect effect_of(const consumer_error& e, std::string_view source_topic,
-                                std::string_view sink_topic, std::string_view application_id) {
+                                const std::vector<std::string>& sink_topics,
+                                std::string_view application_id) {
   const std::string where = e.partition.empty() ? std::string("a partition") : e.partition;
   switch (classify(e)) {
     case consumer_error_verdict::ignore:
@@ -66,7 +67,7 @@ consumer_error_effect effect_of(const consumer_error& e, std::string_view source
                      {}}};
     case consumer_error_verdict::unavailable:
       if (std::optional<std::string> line = refusal_line(e.error.refused, "consumer: " + e.error.message,
-                                                         source_topic, sink_topic, application_id))
+                                                         source_topic, sink_topics, application_id))
         return {{}, ending{run_status::unavailable, std::move(*line), {}}};
       return {{}, ending{run_status::unavailable, "consumer: " + e.error.message, {}}};
     case consumer_error_verdict::fenced:

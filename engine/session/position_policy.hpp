@@ -73,7 +73,7 @@ struct consumer_error_effect {
   std::optional<ending> end;
 };
 consumer_error_effect effect_of(const consumer_error& e, std::string_view source_topic,
-                                std::string_view sink_topic, std::string_view application_id);
+                                const std::vector<std::string>& sink_topics, std::string_view application_id);
 
 // Whether this plan takes a partition it was assigned, and where it starts,
 // from what the brokers said of it: the lineage of its last commit

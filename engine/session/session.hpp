@@ -74,7 +74,11 @@ namespace streamt::engine::session {
 struct config {
   std::string application_id;
   std::string source_topic;
-  std::string sink_topic;
+  // Every topic the run writes but the dead-letter topic: the plan's sink
+  // topics, then its unrouted topic if it has one (engine::topics_written).
+  // Start-up needs each, a stall checks each is still there, and the sink
+  // tracker's topic indexes are into this list.
+  std::vector<std::string> sink_topics;
   std::chrono::milliseconds commit_interval = defaults::commit_interval;
   std::size_t max_records_per_transaction = defaults::max_records_per_transaction;
   std::size_t max_poll = 1000;  // records asked of one poll

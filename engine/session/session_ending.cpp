@@ -136,7 +136,7 @@ action run_session::close_refused(std::string warning) {
 void run_session::note_refusal(const failure& e) {
   if (!not_authorised_.empty() || !e.failed()) return;
   if (std::optional<std::string> line = refusal_line(e.refused, e.message, config_.source_topic,
-                                                     config_.sink_topic, config_.application_id))
+                                                     config_.sink_topics, config_.application_id))
     not_authorised_ = std::move(*line);
 }
 
@@ -221,7 +221,8 @@ action run_session::handle(const topics_listed& e) {
     stall_.reset();
     std::vector<std::string> gone;
     if (e.names) {
-      if (!e.names->contains(config_.sink_topic)) gone.push_back(config_.sink_topic);
+      for (const std::string& t : config_.sink_topics)
+        if (!e.names->contains(t)) gone.push_back(t);
       if (!config_.dead_letter_topic.empty() && !e.names->contains(config_.dead_letter_topic))
         gone.push_back(config_.dead_letter_topic);
     }

@@ -53,7 +53,9 @@ std::optional<ending> run_session::abort_streak_over(clock::time_point now) cons
 // what to do, as the record's diagnostic says it.
 std::string run_session::refusal_reason(const unproducible_record& u) const {
   if (!u.rule.empty()) return u.rule;
-  const std::string& topic = u.dead_letter ? config_.dead_letter_topic : config_.sink_topic;
+  const std::string& topic = u.dead_letter                          ? config_.dead_letter_topic
+                             : u.topic < config_.sink_topics.size() ? config_.sink_topics[u.topic]
+                                                                    : config_.sink_topics.front();
   const std::string what = u.dead_letter ? "invalid, and the dead-letter write of " : "its output of ";
   if (u.too_large)
     return what + std::to_string(u.size) + " bytes (key, value and headers) can never be written to " +

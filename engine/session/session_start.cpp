@@ -15,7 +15,7 @@ start_config start_of(const config& c) {
   start_config s = c.start;
   s.application_id = c.application_id;
   s.source_topic = c.source_topic;
-  s.sink_topic = c.sink_topic;
+  s.sink_topics = c.sink_topics;
   s.dead_letter_topic = c.dead_letter_topic;
   s.stall_timeout = c.stall_timeout;
   s.commit_interval = c.commit_interval;

@@ -15,9 +15,10 @@ void sink_tracker::new_transaction() {
   unplaced_reports_ = 0;
 }
 
-std::uint64_t sink_tracker::producing(const record_view& in, std::size_t size) {
+std::uint64_t sink_tracker::producing(const record_view& in, std::size_t size, std::uint32_t topic) {
   const std::uint64_t opaque = (std::uint64_t{generation_} << 32) | sources_.size();
-  sources_.push_back({partition_id{in.partition}, offset{in.offset}, size, {}, false});
+  if (topic >= tails_.size()) tails_.resize(topic + 1);  // once per topic, at its first record
+  sources_.push_back({partition_id{in.partition}, offset{in.offset}, size, {}, false, false, {}, topic});
   return opaque;
 }
 
@@ -39,7 +40,8 @@ void sink_tracker::delivered(std::uint64_t opaque, std::int32_t sink_partition, 
   if ((opaque >> 32) != generation_) return;
   const std::size_t index = opaque & 0xffffffffu;
   const bool dead_letter = index < sources_.size() && sources_[index].dead_letter;
-  aborted_tail& tail = dead_letter ? dead_letter_tail_ : tail_;
+  aborted_tail& tail =
+      dead_letter ? dead_letter_tail_ : tails_[index < sources_.size() ? sources_[index].topic : 0];
   if (std::optional<std::string> s = tail.delivered(sink_partition, sink_offset); s && !trailing_)
     trailing_ = dead_letter ? "dead-letter topic: " + *s : std::move(*s);
 }
@@ -51,7 +53,7 @@ void sink_tracker::delivery_failed(std::uint64_t opaque, const failure& e) {
 }
 
 bool sink_tracker::aborted() {
-  tail_.aborted();
+  for (aborted_tail& t : tails_) t.aborted();
   dead_letter_tail_.aborted();
   trailing_.reset();  // the abort just written ends that record too
   if (!suspect_) return false;
@@ -82,7 +84,7 @@ std::optional<std::string> sink_tracker::take_unplaced() {
 void sink_tracker::committed() {
   first_unplaced_.reset();
   unplaced_reports_ = 0;
-  tail_.committed();
+  for (aborted_tail& t : tails_) t.committed();
   dead_letter_tail_.committed();
   suspect_.reset();
   // A record the committed transaction dead-lettered is behind its

@@ -48,6 +48,9 @@ struct unproducible_record {
   bool dead_letter = false;  // the write was the record itself, to the dead-letter topic
   bool too_large = false;    // refused for its size (failure::too_large)
   std::string rule{};        // the sink's rule it breaks, known before producing (failure::broken_rule)
+  // The topic it was written to: an index into the topics the plan writes
+  // (config::sink_topics), unless dead_letter.
+  std::uint32_t topic = 0;
 };
 
 // A known unproducible record found in a batch: where, and which.
@@ -61,9 +64,9 @@ class sink_tracker {
   // A transaction begins: reports of earlier ones no longer count.
   void new_transaction();
 
-  // The output of `in`, `size` bytes, is about to be produced: the opaque
-  // it must carry.
-  std::uint64_t producing(const record_view& in, std::size_t size);
+  // The output of `in`, `size` bytes, is about to be produced to topic
+  // `topic` (an index into config::sink_topics): the opaque it must carry.
+  std::uint64_t producing(const record_view& in, std::size_t size, std::uint32_t topic = 0);
   // The same for `in` itself, `size` bytes, written to the dead-letter
   // topic. Its reports are checked against that topic's partitions.
   std::uint64_t producing_dead_letter(const record_view& in, std::size_t size);
@@ -80,6 +83,12 @@ class sink_tracker {
     const std::size_t index = opaque & 0xffffffffu;
     return (opaque >> 32) == generation_ && index < sources_.size() && sources_[index].dead_letter;
   }
+  // The topic the record of `opaque` (of the open transaction, not a
+  // dead-letter write) went to: an index into config::sink_topics.
+  std::uint32_t topic_of(std::uint64_t opaque) const noexcept {
+    const std::size_t index = opaque & 0xffffffffu;
+    return (opaque >> 32) == generation_ && index < sources_.size() ? sources_[index].topic : 0;
+  }
 
   // The open transaction ended. aborted() says whether the abort named a
   // record the sink refuses (known_unproducible grew, or a record's blame
@@ -89,7 +98,11 @@ class sink_tracker {
 
   // Whether a commit must first wait for every delivery report (flush): a
   // record landing right behind an aborted one is found only in its report.
-  bool commit_needs_reports() const noexcept { return tail_.armed() || dead_letter_tail_.armed(); }
+  bool commit_needs_reports() const noexcept {
+    for (const aborted_tail& t : tails_)
+      if (t.armed()) return true;
+    return dead_letter_tail_.armed();
+  }
   // A record of an aborted transaction found inside the open one.
   std::optional<std::string> take_trailing();
   // The error of a produce call since the last take.
@@ -121,7 +134,9 @@ class sink_tracker {
   // them (at most one more per aborted attempt, so this stays small).
   std::vector<unproducible_record> known_;
   std::optional<failure> error_;
-  aborted_tail tail_;
+  // One per topic written (config::sink_topics): partitions of two topics
+  // share numbers, and a record of one says nothing of the other's offsets.
+  std::vector<aborted_tail> tails_{1};
   aborted_tail dead_letter_tail_;  // the dead-letter topic's partitions
   std::optional<std::string> trailing_;
   // Refusals not for the size (take_unplaced): the first, and how many.

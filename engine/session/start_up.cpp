@@ -202,7 +202,8 @@ start_step start_up::list_topics() {
 start_step start_up::on(const topics_listed& e) {
   if (!listing_began_) listing_began_ = e.called;
   if (e.names) {
-    std::vector<std::string> needed{config_.source_topic, config_.sink_topic};
+    std::vector<std::string> needed{config_.source_topic};
+    needed.insert(needed.end(), config_.sink_topics.begin(), config_.sink_topics.end());
     if (!config_.dead_letter_topic.empty()) needed.push_back(config_.dead_letter_topic);
     for (const std::string& t : needed)
       if (!e.names->count(t))
@@ -311,8 +312,8 @@ std::optional<std::string> start_up::compacted_source(const batches_capped& e) c
                      "' is compacted (cleanup.policy=" + *e.source_cleanup_policy +
                      "), a table's changelog by key, and the plan does not say how to read it: as a stream, "
                      "its tombstones would be dropped and a key whose new value no longer passes the filter "
-                     "would keep its old row, leaving deleted and stale keys in sink topic '" +
-                     config_.sink_topic + "'. ";
+                     "would keep its old row, leaving deleted and stale keys in sink " +
+                     topics_text(config_.sink_topics) + ". ";
   if (config_.plan_version < 2)
     return line +
            "This plan is version 1, which cannot say: to keep today's behaviour, recompile it with "
@@ -359,7 +360,7 @@ action start_up::init_transactions(std::string warning) {
 
 std::optional<std::string> start_up::refusal(const failure& e, std::string_view call) const {
   return refusal_line(e.refused, std::string(call) + ": " + e.message, config_.source_topic,
-                      config_.sink_topic, config_.application_id);
+                      config_.sink_topics, config_.application_id);
 }
 
 start_up::branch_step start_up::step(const transactions_initialised& e) {

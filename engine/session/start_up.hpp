@@ -62,9 +62,9 @@ namespace streamt::engine::session {
 struct start_config {
   std::string application_id;
   std::string source_topic;
-  std::string sink_topic;
-  std::string dead_letter_topic;  // empty: the plan stops at an invalid record
-  std::string bootstrap_servers;  // for the messages
+  std::vector<std::string> sink_topics;  // config::sink_topics
+  std::string dead_letter_topic;         // empty: the plan stops at an invalid record
+  std::string bootstrap_servers;         // for the messages
   std::chrono::milliseconds connect_timeout{30000};
   std::chrono::milliseconds stall_timeout{300000};
   std::chrono::milliseconds commit_interval{100};

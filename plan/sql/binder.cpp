@@ -296,6 +296,8 @@ result<bound_query> bind(const query& q, const schema& source) {
       message += "did you mean " + shown(source.source) + "? (names are case-sensitive)";
     else
       message += "the schema defines source " + shown(source.source);
+    // A file of routes reads one source: each statement names the schema's.
+    if (q.sink) message += " (every INSERT INTO statement reads the schema's source)";
     return error("unknown_source", q.source.pos, std::move(message));
   }
 
@@ -357,6 +359,20 @@ result<bound_query> bind(const query& q, const schema& source) {
     if (!value) return value.error();
     cond.value = std::move(*value);
     out.predicate.push_back(std::move(cond));
+  }
+
+  if (q.partition_by) {
+    auto index = resolve_column(source, nodes, *q.partition_by);
+    if (!index) return index.error();
+    // A key is bytes: a STRING's UTF-8 or a BIGINT in the --key-format
+    // chosen. Any other type would need a text form nobody agreed on.
+    const column& c = *nodes[*index].column;
+    if (c.type != column_type::string && c.type != column_type::bigint)
+      return error("unsupported_key_type", q.partition_by->pos,
+                   "PARTITION BY column " + shown_path(nodes[*index].path) + " is " + type_name(c) +
+                       "; the key column must be STRING (written as its UTF-8 bytes) or BIGINT (written as "
+                       "--key-format says: its decimal text, or 8 big-endian bytes with long)");
+    out.partition_by = *index;
   }
   return out;
 }

@@ -10,6 +10,8 @@
 #include "plan/plan.hpp"
 #include "plan/sql/parser.hpp"
 
+#include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace streamt::plan::sql {
@@ -17,6 +19,7 @@ namespace streamt::plan::sql {
 struct bound_query {
   std::vector<condition> predicate;
   std::vector<projection_item> projection;
+  std::optional<std::size_t> partition_by{};  // INSERT INTO ... PARTITION BY only
 };
 
 // Errors (phase::bind): unknown_source, unknown_column (also a field a ROW
@@ -25,7 +28,9 @@ struct bound_query {
 // column compared other than by IS [NOT] NULL), ordering_on_unordered,
 // type_mismatch, not_an_integer (a decimal number on BIGINT),
 // decimal_does_not_fit (a number DECIMAL(p,s) cannot hold exactly),
-// double_out_of_range.
+// double_out_of_range, unsupported_key_type (a PARTITION BY column that is
+// not STRING or BIGINT). Every INSERT INTO statement is bound alone against
+// the one schema, so all of them read its source.
 result<bound_query> bind(const query& q, const schema& source);
 
 }  // namespace streamt::plan::sql

@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The streamt authors
 
 #pragma once
-// SQL text → plan (version 1, or 2 when the schema needs it). The phases are
+// SQL text → plan (version 1, or 2 when the schema needs it; a file of
+// INSERT INTO statements is a routed plan, version 2). The phases are
 // lex → parse → bind (names and types against the schema) → plan. Each
 // returns a diagnostic with line:column naming the construct and saying what
 // the subset allows instead.
@@ -27,7 +28,23 @@ struct compile_options {
   // The sink's format; unset, it follows the source's (an Avro source, an
   // Avro sink). An Avro sink's schema is derived and pinned (plan::sink).
   std::optional<streamt::plan::sink_format> sink_format{};
+  // INSERT INTO statements only (a single SELECT refuses them, code
+  // unrouted_without_routes): what happens to a record no route takes.
+  // Unset: not chosen, so dropped and counted; empty: dropped, chosen
+  // explicitly (--unrouted drop); a topic: written there (--unrouted-topic).
+  std::optional<std::string> unrouted_topic{};
+  // How a BIGINT PARTITION BY column is written as a key; unset, string.
+  // Refused (needless_key_format) without a BIGINT PARTITION BY column: the
+  // plan would carry a choice that means nothing.
+  std::optional<streamt::plan::key_format> key_format{};
 };
+
+// The compile errors that are about the options given for the query, not
+// about the query: the command line is wrong for it (exit 2, usage).
+// missing_sink_topic (a SELECT without a sink topic), sink_topic_with_routes
+// (a sink topic for INSERT INTO statements), unrouted_without_routes,
+// needless_key_format.
+bool is_option_error(std::string_view code) noexcept;
 
 // SQL text longer than this is refused (sql_too_large) before it is lexed, so
 // the cost of a rejected input is bounded. The parser is a loop, not a
@@ -43,6 +60,8 @@ result<plan> compile(std::string_view sql, const schema& source, const compile_o
 // needed); DECIMAL literals at the column's scale (12.50), DOUBLE literals in
 // the shortest form that reads back as the same double, TIMESTAMP literals
 // as TIMESTAMP '2026-12-05T10:00:00.000Z'.
+// A routed plan is its statements, each INSERT INTO <sink> SELECT ... FROM
+// ... [WHERE ...] [PARTITION BY <column>], joined by ";\n".
 // Used by `streamt explain` and by the golden SQL tests.
 std::string to_sql(const plan& p);
 

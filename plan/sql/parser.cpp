@@ -3,6 +3,7 @@
 
 #include "plan/sql/parser.hpp"
 
+#include "plan/schema_file.hpp"
 #include "plan/spelling.hpp"
 #include "plan/sql/keywords.hpp"
 
@@ -77,20 +78,51 @@ class parser {
  public:
   explicit parser(const std::vector<token>& tokens) : t_(tokens) {}
 
-  result<query> run() {
-    query q;
-    if (auto r = statement_start(); !r) return r.error();
-    if (auto r = projection(q); !r) return r.error();
-    if (auto r = source(q); !r) return r.error();
-    if (kw(cur(), "WHERE")) {
-      next();
-      if (auto r = predicates(q); !r) return r.error();
+  result<statements> run() {
+    statements out;
+    // The first statement decides what the file is: one SELECT, or routes.
+    const bool routed = insert_at(0);
+    // A loop over statements, not recursion: no input can exhaust the stack.
+    for (;;) {
+      query q;
+      q.start = cur().pos;
+      if (routed) {
+        if (out.size() == max_routes)
+          return error("too_many_routes", cur(),
+                       "this is INSERT statement " + std::to_string(out.size() + 1) +
+                           "; a plan holds at most " + std::to_string(max_routes) +
+                           " routes (each costs every record a predicate): split the statements into several "
+                           "applications");
+        if (auto r = insert_into(q); !r) return r.error();
+      }
+      if (auto r = statement_start(routed); !r) return r.error();
+      if (auto r = projection(q); !r) return r.error();
+      if (auto r = source(q); !r) return r.error();
+      if (kw(cur(), "WHERE")) {
+        next();
+        if (auto r = predicates(q); !r) return r.error();
+      }
+      if (partition_by_at(0)) {
+        if (!routed)
+          return error(
+              "unsupported_partition_by", cur(),
+              "PARTITION BY is not supported on a single SELECT, whose output keeps the input key; "
+              "to set the key, write the query as INSERT INTO <sink> SELECT ... PARTITION BY <column> "
+              "(and leave out --sink-topic)");
+        if (auto r = partition_by(q); !r) return r.error();
+      }
+      const std::string_view where = q.partition_by        ? "after PARTITION BY"
+                                     : q.predicate.empty() ? "after the source"
+                                                           : "after the predicate";
+      const std::string continuation = q.partition_by        ? std::string()
+                                       : q.predicate.empty() ? std::string("WHERE, ")
+                                                             : std::string("AND, ");
+      auto more = tail(where, routed ? continuation + (q.partition_by ? "" : "PARTITION BY, ") : continuation,
+                       routed, q.partition_by.has_value());
+      if (!more) return more.error();
+      out.push_back(std::move(q));
+      if (!*more) return out;
     }
-    if (auto r = tail(q.predicate.empty() ? "after the source" : "after the predicate",
-                      q.predicate.empty() ? "WHERE" : "AND");
-        !r)
-      return r.error();
-    return q;
   }
 
  private:
@@ -130,8 +162,30 @@ class parser {
   }
 
   // --- statement ----------------------------------------------------------
-  result<void> statement_start() {
+  result<void> statement_start(bool routed) {
     const token& t = cur();
+    if (routed) {
+      // After INSERT INTO <sink>: only the SELECT that feeds it.
+      if (kw(t, "SELECT")) {
+        next();
+        return {};
+      }
+      if (t.kind == token_kind::lparen)
+        return error("unsupported_column_list", t,
+                     "a column list after the sink is not supported; the output's members are the SELECT's "
+                     "names (rename with AS): write INSERT INTO <sink> SELECT <columns> FROM <source>");
+      if (t.kind == token_kind::identifier && !t.quoted && equal_ignoring_case(t.word, "VALUES"))
+        return error("unsupported_statement", t,
+                     "VALUES is not supported: a route writes what it reads; write INSERT INTO <sink> SELECT "
+                     "<columns> FROM <source> [WHERE ...]");
+      if (kw(t, "WITH"))
+        return error("unsupported_with", t,
+                     "WITH (common table expressions) is not supported; write INSERT INTO <sink> SELECT "
+                     "<columns> FROM <source> [WHERE ...]");
+      return error("unexpected_token", t,
+                   "expected SELECT after INSERT INTO <sink>, found " + describe(t) +
+                       "; write INSERT INTO <sink> SELECT <columns> FROM <source> [WHERE ...]");
+    }
     if (t.kind == token_kind::end || t.kind == token_kind::semicolon)
       return error("empty_statement", t,
                    "the statement is empty; write SELECT <columns> FROM <source> [WHERE ...]");
@@ -145,8 +199,110 @@ class parser {
     if (!kw(t, "SELECT"))
       return error("unsupported_statement", t,
                    "the statement starts with " + describe(t) +
-                       "; only a SELECT statement is supported: SELECT <columns> FROM <source> [WHERE ...]");
+                       "; only a SELECT statement is supported: SELECT <columns> FROM <source> [WHERE ...], "
+                       "or INSERT INTO <sink> SELECT ... statements");
     next();
+    return {};
+  }
+
+  // --- INSERT INTO ----------------------------------------------------------
+  // INSERT, INTO and PARTITION are read as words where a name cannot stand,
+  // unquoted only: "insert" in double quotes is a name.
+  bool word_at(std::size_t k, std::string_view w) const {
+    const token& t = at(k);
+    return t.kind == token_kind::identifier && !t.quoted && equal_ignoring_case(t.word, w);
+  }
+  bool insert_at(std::size_t k) const { return word_at(k, "INSERT"); }
+  bool partition_by_at(std::size_t k) const { return word_at(k, "PARTITION") && kw(at(k + 1), "BY"); }
+
+  // Tokens written without space between them, from the cursor: how a user
+  // wrote a name that needed quotes (orders.eu, orders-eu, eu-2).
+  std::string adjacent_text(std::size_t& count) const {
+    std::string text(cur().text);
+    count = 1;
+    for (;;) {
+      const token& prev = at(count - 1);
+      const token& t = at(count);
+      const bool part = t.kind == token_kind::identifier || t.kind == token_kind::integer ||
+                        t.kind == token_kind::decimal || t.kind == token_kind::dot ||
+                        t.kind == token_kind::minus || t.kind == token_kind::keyword;
+      if (!part || t.pos.offset != prev.pos.offset + prev.text.size()) return text;
+      text += t.text;
+      ++count;
+    }
+  }
+
+  // INSERT INTO <sink>: the sink is a Kafka topic, an identifier or a
+  // double-quoted name, checked against Kafka's rule where it is written.
+  result<void> insert_into(query& q) {
+    const token& insert = cur();
+    if (!insert_at(0))
+      return error(kw(insert, "SELECT") ? "mixed_statements" : "unexpected_token", insert,
+                   kw(insert, "SELECT")
+                       ? "a SELECT after INSERT INTO statements; a query file is either one SELECT (with "
+                         "--sink-topic) or INSERT INTO statements: write this one as INSERT INTO <sink> "
+                         "SELECT ..."
+                       : "expected INSERT INTO <sink> SELECT ... after ';', found " + describe(insert) +
+                             "; every statement of a file of routes is an INSERT INTO");
+    next();
+    if (!word_at(0, "INTO"))
+      return error("missing_into", cur(),
+                   "expected INTO after INSERT, found " + describe(cur()) +
+                       "; write INSERT INTO <sink> SELECT <columns> FROM <source>");
+    next();
+    const token& t = cur();
+    constexpr std::string_view rule =
+        "a Kafka topic name: 1 to 249 characters of [a-zA-Z0-9._-], not \".\" or \"..\"";
+    if (kw(t, "SELECT") || t.kind == token_kind::end || t.kind == token_kind::semicolon)
+      return error("missing_sink", t,
+                   "expected the sink topic after INSERT INTO, found " + describe(t) +
+                       "; write INSERT INTO <sink> SELECT ... (a name such as orders.eu in double quotes)");
+    std::size_t count = 1;
+    const std::string written = adjacent_text(count);
+    if (count > 1 && (t.kind == token_kind::identifier || t.kind == token_kind::keyword ||
+                      t.kind == token_kind::integer)) {
+      std::string message = "the sink topic " + written +
+                            " is not a plain name; write it in double quotes: "
+                            "INSERT INTO \"" +
+                            written + "\"";
+      if (!is_valid_topic_name(written)) message += " (and make it " + std::string(rule) + ")";
+      return error("unquoted_topic_name", t, std::move(message));
+    }
+    if (t.kind == token_kind::keyword)
+      return error("keyword_as_name", t,
+                   "'" + std::string(t.text) +
+                       "' is a reserved word; to use it as the sink topic, write it in double quotes (\"" +
+                       std::string(t.text) + "\")");
+    if (t.kind != token_kind::identifier)
+      return error("missing_sink", t,
+                   "expected the sink topic after INSERT INTO, found " + describe(t) +
+                       "; a topic is a name, double-quoted unless it is a plain identifier (\"orders.eu\")");
+    if (!is_valid_topic_name(t.word))
+      return error("invalid_topic_name", t,
+                   "the sink topic " + sql_name(t.word) + " (" + std::to_string(t.word.size()) +
+                       " bytes) is not a valid topic name; use " + std::string(rule));
+    q.sink = name_ref{t.word, t.pos, t.quoted, {t.word}, {t.pos}};
+    next();
+    return {};
+  }
+
+  // PARTITION BY <column>: one column, a dot path allowed.
+  result<void> partition_by(query& q) {
+    next();  // PARTITION
+    next();  // BY
+    constexpr std::string_view allowed = "PARTITION BY takes one column (a name or a dot path)";
+    const token& t = cur();
+    if (t.kind == token_kind::end || t.kind == token_kind::semicolon)
+      return error("missing_column", t, "expected a column after PARTITION BY, found " + describe(t));
+    if (t.kind != token_kind::identifier || timestamp_literal_at(0))
+      return not_a_column(t, "in PARTITION BY", allowed);
+    auto column = column_path(allowed);
+    if (!column) return column.error();
+    q.partition_by = std::move(*column);
+    if (cur().kind == token_kind::comma)
+      return error("unsupported_partition_by", cur(),
+                   "PARTITION BY takes one column; the key is one column's value (STRING or BIGINT): remove "
+                   "the columns after the first");
     return {};
   }
 
@@ -392,7 +548,7 @@ class parser {
         kw(after, "FULL") || kw(after, "CROSS") || kw(after, "OUTER") ||
         (after.kind == token_kind::identifier && kw(at(1), "JOIN")))
       return error("unsupported_join", after, "joins are not supported" + std::string(join_tail));
-    if (kw(after, "AS") || after.kind == token_kind::identifier)
+    if (kw(after, "AS") || (after.kind == token_kind::identifier && !partition_by_at(0) && !insert_at(0)))
       return error("unsupported_table_alias", after,
                    "table aliases are not supported; refer to the source by its name and to columns by their "
                    "plain names");
@@ -677,7 +833,9 @@ class parser {
   }
 
   // --- after FROM / WHERE -----------------------------------------------------
-  result<void> tail(std::string_view where, std::string_view continuation) {
+  // What follows a statement. True when another statement follows (routes
+  // only), false at the end.
+  result<bool> tail(std::string_view where, std::string_view continuation, bool routed, bool partitioned) {
     const token& t = cur();
     if (kw(t, "GROUP"))
       return error("unsupported_group_by", t,
@@ -692,24 +850,38 @@ class parser {
       return error("unsupported_limit", t,
                    t.word + " is not supported: a stream has no end to limit; filter with WHERE instead");
     if (kw(t, "UNION") || kw(t, "EXCEPT") || kw(t, "INTERSECT"))
-      return error("unsupported_set_operation", t,
-                   t.word + " is not supported; the subset is a single SELECT from one source");
+      return error(
+          "unsupported_set_operation", t,
+          t.word + " is not supported; the subset is a single SELECT from one source" +
+              (routed ? "" : " (to write to several sinks, write INSERT INTO <sink> SELECT ... statements)"));
     if (kw(t, "OR"))
       return error("unsupported_or", t,
                    "OR is not supported; the subset allows only AND between predicates (split the query or "
-                   "filter downstream)");
+                   "filter downstream" +
+                       std::string(routed ? "; two INSERT statements into one sink say OR" : "") + ")");
     if (kw(t, "OVER")) return error("unsupported_window", t, "windows (OVER) are not supported");
+    if (partitioned && kw(t, "WHERE"))
+      return error("unexpected_token", t, "WHERE comes before PARTITION BY; move the WHERE clause up");
+    if (partitioned && partition_by_at(0))
+      return error("unsupported_partition_by", t, "PARTITION BY is given twice; a statement has one");
     if (t.kind == token_kind::semicolon) {
       next();
-      if (cur().kind != token_kind::end)
-        return error("multiple_statements", cur(),
-                     "only one statement is allowed; remove everything after the first ';'");
-      return {};
+      if (cur().kind == token_kind::end) return false;
+      if (routed) return true;
+      if (insert_at(0))
+        return error("mixed_statements", cur(),
+                     "INSERT INTO after a SELECT; a query file is either one SELECT (with --sink-topic) or "
+                     "INSERT INTO statements: write the SELECT as INSERT INTO <sink> SELECT ... too");
+      return error("multiple_statements", cur(),
+                   "only one statement is allowed; remove everything after the first ';' (to write to "
+                   "several sinks, write INSERT INTO <sink> SELECT ... statements)");
     }
-    if (t.kind == token_kind::end) return {};
+    if (t.kind == token_kind::end) return false;
+    if (routed && insert_at(0))
+      return error("missing_semicolon", t, "the statements must be separated by ';'; add one before INSERT");
     return error("unexpected_token", t,
                  "found " + describe(t) + " " + std::string(where) + "; expected " +
-                     std::string(continuation) + ", ';' or the end of the statement");
+                     std::string(continuation) + "';' or the end of the statement");
   }
 
   const std::vector<token>& t_;
@@ -718,7 +890,7 @@ class parser {
 
 }  // namespace
 
-result<query> parse(const std::vector<token>& tokens) {
+result<statements> parse(const std::vector<token>& tokens) {
   if (tokens.empty() || tokens.back().kind != token_kind::end) {
     diagnostic d;
     d.phase = phase::parse;

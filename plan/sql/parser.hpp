@@ -4,7 +4,13 @@
 #pragma once
 // Phase 2 of the SQL compiler: tokens → a small AST of exactly the subset
 //   SELECT <col> [AS <alias>], ... FROM <source> [WHERE <pred> AND ...] [;]
+// or one or more routes (plan version 2)
+//   INSERT INTO <sink> SELECT ... FROM <source> [WHERE ...] [PARTITION BY <col>] [; ...]
 // where a column is a dot path of names (after.amount, payload."user-id").
+// INSERT, INTO and PARTITION are not reserved words: they are recognised
+// only where no name can stand (a statement's start, after INSERT, after
+// the source or the predicate and before BY), so that columns named
+// `partition` or `insert` keep working unquoted.
 // Names are not resolved here (that is the binder's job); everything the
 // subset does not have is rejected with a specific code and a message saying
 // what to write instead, at the position of the construct.
@@ -69,7 +75,17 @@ struct query {
   std::vector<select_item> projection;
   name_ref source;
   std::vector<predicate_ref> predicate;
+  // INSERT INTO only: the sink topic as meant (unquoted), where it was
+  // written, and where the statement starts (the INSERT).
+  std::optional<name_ref> sink{};
+  position start{};
+  // INSERT INTO only: the PARTITION BY column, if any.
+  std::optional<name_ref> partition_by{};
 };
+
+// The statements of a query file: one SELECT (its `sink` unset), or one to
+// plan::max_routes INSERT INTO statements (each with its `sink`), never both.
+using statements = std::vector<query>;
 
 // Errors (phase::parse) include: empty_statement, unsupported_statement,
 // unsupported_star, unsupported_distinct, unsupported_expression,
@@ -85,7 +101,12 @@ struct query {
 // trailing_comma, keyword_as_name, column_comparison, literal_on_left,
 // null_comparison, integer_out_of_range, invalid_timestamp (a TIMESTAMP '...'
 // literal that is not an RFC 3339 time with an offset), multiple_statements,
-// unexpected_token.
-result<query> parse(const std::vector<token>& tokens);
+// unexpected_token; and for INSERT INTO: mixed_statements (a SELECT and
+// INSERT INTO in one file), missing_into, missing_sink, unquoted_topic_name
+// (orders.eu or orders-eu without quotes), invalid_topic_name, too_many_routes,
+// missing_semicolon (two INSERT statements without ';' between them),
+// unsupported_column_list (INSERT INTO t (a, b)), unsupported_partition_by
+// (PARTITION BY on a single SELECT, or of more than one column).
+result<statements> parse(const std::vector<token>& tokens);
 
 }  // namespace streamt::plan::sql

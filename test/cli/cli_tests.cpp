@@ -469,6 +469,26 @@ BOOST_AUTO_TEST_CASE(replays_the_tenants_example_filtered_on_a_header) {
                 "tenant STRING NULL (from the record's header:tenant, not the value)");
 }
 
+BOOST_AUTO_TEST_CASE(replays_the_routes_example_split_by_tenant_with_its_coverage_reported) {
+  const std::string at = streamt::test::examples_dir("routes");
+  temp_dir dir;
+  const std::string plan = dir.file("plan.json");
+  process_result c =
+      run_streamt({"compile", "--schema", at + "events.schema.json", "--application-id", "tenant-split",
+                   "--unrouted-topic", "untagged_events", "--output", plan, at + "tenant_split.sql"});
+  BOOST_TEST_REQUIRE(c.exit_code == 0, c.err);
+  // What the example's README shows.
+  BOOST_TEST(contains(c.err, "tenant_split.sql: coverage: no route takes {\"tenant\": null}\n"), c.err);
+  BOOST_TEST(contains(c.err, "coverage: records no route takes are written to untagged_events\n"), c.err);
+  process_result r = run_streamt({"replay", plan, "--input", at + "records.jsonl"});
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out == read_text(at + "expected.jsonl"));
+  BOOST_TEST(contains(r.err,
+                      "6 consumed, 5 emitted, 1 filtered, 0 tombstones; unrouted: 0 dropped, 1 written; "
+                      "routes: acme_events 4, tenant_events 1"),
+             r.err);
+}
+
 BOOST_AUTO_TEST_CASE(exits_65_at_the_first_invalid_record_with_earlier_outputs_written) {
   temp_dir dir;
   const std::string plan = compile_example(dir);

@@ -67,6 +67,10 @@ void check_accepted(const plan::plan& p, std::string_view input) {
   // source, and a plan may have chosen the other.
   plan::compile_options options{p.identity.application_id, p.identity.sink_topic};
   options.sink_format = p.sink.format;
+  // A routed plan's choices for unrouted records and BIGINT keys, as
+  // compile takes them (a key format only where the plan writes one).
+  if (!p.unrouted_topic.empty()) options.unrouted_topic = p.unrouted_topic;
+  if (plan::canonical_json(p).find("\"key_format\"") != std::string::npos) options.key_format = p.key_format;
   auto compiled = plan::compile(sql, p.schema, options);
   if (!compiled)
     violated("to_sql of an accepted plan does not compile", input, sql + " -> " + compiled.error().message);

@@ -173,7 +173,7 @@ int cmd_check(std::span<char* const> args) {
   std::cout << "plan_version:   " << p->version << '\n'
             << "application_id: " << p->identity.application_id << '\n'
             << "source_topic:   " << p->identity.source_topic << '\n'
-            << "sink_topic:     " << p->identity.sink_topic << '\n'
+            << (plan::is_routed(*p) ? "sink_topics:    " : "sink_topic:     ") << sinks_label(*p) << '\n'
             << "on_invalid:     " << plan::to_string(p->identity.on_invalid)
             << (p->identity.on_invalid == plan::on_invalid::dead_letter
                     ? " to " + p->identity.dead_letter_topic
@@ -183,6 +183,15 @@ int cmd_check(std::span<char* const> args) {
   for (std::size_t i = 0; i < p->identity.operators.size(); ++i)
     std::cout << (i ? ", " : "") << p->identity.operators[i];
   std::cout << '\n';
+  // Said only for a routed plan, so that the lines of every plan of one
+  // SELECT stay as scripts read them.
+  if (plan::is_routed(*p)) {
+    std::cout << "routes:         " << p->routes.size() << '\n'
+              << "unrouted:       " << (p->unrouted_topic.empty() ? "drop" : "to " + p->unrouted_topic)
+              << '\n';
+    if (plan::canonical_json(*p).find("\"key_format\"") != std::string::npos)
+      std::cout << "key_format:     " << plan::to_string(p->key_format) << '\n';
+  }
   // Said only for an Avro sink, so that the lines of every other plan stay
   // as scripts read them; the subject is what the run registers.
   if (p->sink.avro)

@@ -10,6 +10,7 @@
 #include "engine/session/claims.hpp"
 #include "kafka/plan_log.hpp"
 #include "plan/avro_sink.hpp"
+#include "plan/coverage.hpp"
 #include "plan/json_schema.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/schema_file.hpp"
@@ -33,8 +34,11 @@ namespace streamt::cli {
 
 namespace {
 constexpr std::string_view help =
-    "usage: streamt compile --schema FILE --application-id ID --sink-topic TOPIC\n"
+    "usage: streamt compile --schema FILE --application-id ID [--sink-topic TOPIC]\n"
     "                       [--value-format json|json-registry]\n"
+    "                       [--unrouted drop | --unrouted-topic TOPIC]\n"
+    "                       [--key-format string|long]\n"
+    "                       [--require-disjoint] [--require-total]\n"
     "                       [--source-topic TOPIC] [--sink-format json|avro]\n"
     "                       [--on-invalid fail|dead-letter --dead-letter-topic TOPIC]\n"
     "                       [--supersedes OLD_PLAN|DIGEST | --supersedes-standing\n"
@@ -42,10 +46,12 @@ constexpr std::string_view help =
     "                        [--timeout-ms N]] [--output FILE] [SQL_FILE | -]\n"
     "       streamt compile --schema-registry URL [--registry-config FILE]\n"
     "                       [--subject SUBJECT] [--schema-version N]\n"
-    "                       --application-id ID --sink-topic TOPIC [...as above]\n"
+    "                       --application-id ID [--sink-topic TOPIC] [...as above]\n"
     "\n"
-    "Compile one SELECT statement of the streamt SQL subset against an explicit\n"
-    "source schema into a plan (JSON), written to stdout or atomically to --output.\n"
+    "Compile one SELECT statement of the streamt SQL subset, or INSERT INTO <sink>\n"
+    "SELECT ... statements (routes, each with its own sink, predicate, projection\n"
+    "and optional PARTITION BY key column), against an explicit source schema\n"
+    "into a plan (JSON), written to stdout or atomically to --output.\n"
     "The SQL is read from SQL_FILE, or from standard input if it is '-' or absent.\n"
     "\n"
     "  --schema FILE          the source schema: {\"source\", \"topic\", \"columns\"}, or\n"
@@ -73,7 +79,23 @@ constexpr std::string_view help =
     "                         subject to hold a JSON Schema\n"
     "  --source-topic TOPIC   with an Avro schema: the topic, if not the FROM name\n"
     "  --application-id ID    consumer group id and transactional id prefix\n"
-    "  --sink-topic TOPIC     the topic results are written to\n"
+    "  --sink-topic TOPIC     the topic a single SELECT's results are written to\n"
+    "                         (required for it; refused with INSERT INTO\n"
+    "                         statements, which name their sinks)\n"
+    "  --unrouted drop        with INSERT INTO statements: records no statement\n"
+    "                         takes are dropped and counted (the default)\n"
+    "  --unrouted-topic T     with INSERT INTO statements: records no statement\n"
+    "                         takes are written unchanged to T, in the same\n"
+    "                         transaction, with headers saying why\n"
+    "  --key-format FORMAT    how a BIGINT PARTITION BY column becomes the key:\n"
+    "                         string (its decimal text; the default) or long (8\n"
+    "                         big-endian bytes, as Kafka's LongSerializer); only\n"
+    "                         with a BIGINT PARTITION BY column\n"
+    "  --require-disjoint     with INSERT INTO statements: refuse the query (exit 1)\n"
+    "                         when two statements can take the same record\n"
+    "  --require-total        with INSERT INTO statements: refuse the query (exit 1)\n"
+    "                         when some record is taken by no statement (nulls\n"
+    "                         included)\n"
     "  --sink-format FORMAT   json (each output a JSON object) or avro (Avro in the\n"
     "                         Confluent wire format, its schema derived from the\n"
     "                         projection, pinned in the plan and registered under\n"
@@ -106,11 +128,59 @@ constexpr std::string_view help =
     "\n"
     "exit codes: 0 plan written; 1 SQL or schema rejected (nothing written), the\n"
     "            registry has no such subject or version, or no plan stands in\n"
-    "            the plan log; 2 usage;\n"
+    "            the plan log; 2 usage (also --sink-topic missing for a\n"
+    "            SELECT or given with INSERT INTO, --unrouted or --unrouted-topic\n"
+    "            for a SELECT, --key-format without a BIGINT PARTITION BY);\n"
+    "            1 also when --require-disjoint or --require-total is not met\n"
+    "            (the coverage report on stderr names each record it found);\n"
     "            69 the registry or the brokers unreachable, timed out or failing;\n"
     "            73 --output not writable; 74 standard output not writable;\n"
     "            78 the registry refused the settings (credentials, TLS, URL) or\n"
     "            a --registry-config, --config or -X setting is refused\n";
+// The coverage of a routed plan's statements on stderr, a line each, and
+// whether --require-disjoint or --require-total refuses it: 0 to go on, else
+// the exit code. An overlap or a gap is not an error by itself (a record
+// written to two sinks, or dropped, may be what the user means); the
+// options make it one. A report the analysis could not finish refuses
+// either option: nothing unproven is promised.
+int report_coverage(const plan::plan& p, const std::string& sql_name, bool require_disjoint,
+                    bool require_total) {
+  result<plan::coverage_report> c = plan::analyse_coverage(p.schema, p.routes);
+  if (!c) {
+    say_error("compile", sql_name + ": coverage: " + c.error().message);
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  const std::string routes = std::to_string(p.routes.size()) + (p.routes.size() == 1 ? " route" : " routes");
+  if (c->complete && c->overlaps.empty() && c->gaps.empty())
+    std::cerr << "streamt compile: " << sql_name << ": coverage: the " << routes
+              << " are disjoint and take every record\n";
+  for (const std::string& line : plan::report_lines(p.schema, p.routes, *c))
+    std::cerr << "streamt compile: " << sql_name << ": coverage: " << line << '\n';
+  const std::string unrouted =
+      p.unrouted_topic.empty() ? "dropped and counted" : "written to " + p.unrouted_topic;
+  if (!c->gaps.empty() && !require_total)
+    std::cerr << "streamt compile: " << sql_name << ": coverage: records no route takes are " << unrouted
+              << '\n';
+  std::cerr << std::flush;
+  if (require_disjoint && (!c->complete || !c->overlaps.empty())) {
+    say_error("compile", sql_name + ": --require-disjoint: " +
+                             (c->complete ? "routes overlap (above): make their predicates exclusive, e.g. "
+                                            "with the opposite comparison on one column"
+                                          : "the overlap could not be decided within the analysis bound"));
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  if (require_total && (!c->complete || !c->gaps.empty())) {
+    say_error("compile", sql_name + ": --require-total: " +
+                             (c->complete ? "some records no route takes (above): add a route that takes "
+                                            "them (a column's nulls need an IS NULL route), or choose "
+                                            "--unrouted drop or --unrouted-topic and leave --require-total "
+                                            "out"
+                                          : "the coverage could not be decided within the analysis bound"));
+    return engine::to_int(engine::exit_code::rejected);
+  }
+  return 0;
+}
+
 // An Avro schema file is a JSON object with a "type" member (a streamt
 // schema file has none); anything else is left to load_schema's messages.
 bool is_avro_schema(std::string_view text) {
@@ -119,12 +189,22 @@ bool is_avro_schema(std::string_view text) {
   return !ec && v.is_object() && v.get_object().contains("type") && !v.get_object().contains("columns");
 }
 
+// Whether the query is INSERT INTO statements; nullopt if it does not lex
+// and parse (the compiler then says why).
+std::optional<bool> routed_query(std::string_view sql) {
+  auto tokens = plan::sql::lex(sql);
+  if (!tokens) return std::nullopt;
+  auto q = plan::sql::parse(*tokens);
+  if (!q) return std::nullopt;
+  return q->front().sink.has_value();
+}
+
 // The query's FROM name, or empty if it does not lex and parse.
 std::string from_name(std::string_view sql) {
   auto tokens = plan::sql::lex(sql);
   if (!tokens) return {};
   auto q = plan::sql::parse(*tokens);
-  return q ? q->source.name : std::string();
+  return q ? q->front().source.name : std::string();
 }
 
 // The source schema taken from the registry: `subject` (the topic's value
@@ -225,7 +305,7 @@ bool is_hex_digest_without_prefix(std::string_view v) {
 // exit code.
 std::variant<predecessor, int> predecessor_named(const std::string& value, const std::string& application_id,
                                                  const std::string& source_topic,
-                                                 const std::string& sink_topic) {
+                                                 const std::vector<std::string>& sinks) {
   if (names_a_digest(value)) {
     if (std::optional<std::string> why = plan::digest_problem(value))
       return usage_error("compile", "--supersedes '" + value + "' is not a plan digest: " + *why +
@@ -257,8 +337,15 @@ std::variant<predecessor, int> predecessor_named(const std::string& value, const
     return differs("application id", old->identity.application_id, application_id);
   if (old->identity.source_topic != source_topic)
     return differs("source topic", old->identity.source_topic, source_topic);
-  if (old->identity.sink_topic != sink_topic)
-    return differs("sink topic", old->identity.sink_topic, sink_topic);
+  // A routed plan's sinks are all of its sink topics, in order.
+  const auto listed = [](const std::vector<std::string>& topics) {
+    std::string out;
+    for (const std::string& t : topics) out += (out.empty() ? "" : ", ") + t;
+    return out;
+  };
+  if (plan::sink_topics(*old) != sinks)
+    return differs(sinks.size() == 1 ? "sink topic" : "sink topics", listed(plan::sink_topics(*old)),
+                   listed(sinks));
   return predecessor{plan::digest(*old), old->supersedes, plan::output_shape(*old), "the plan " + value};
 }
 
@@ -357,11 +444,13 @@ std::vector<std::string> chain_after(const predecessor& old, std::size_t bound) 
 }  // namespace
 
 int cmd_compile(std::span<char* const> args) {
-  option_spec spec{{"--schema", "--application-id", "--sink-topic", "--output", "--on-invalid",
-                    "--dead-letter-topic", "--supersedes", "--source-topic", "--sink-format",
-                    "--schema-registry", "--registry-config", "--subject", "--schema-version",
-                    "--value-format", "--bootstrap-servers", "-X", "--config", "--timeout-ms"},
-                   {"--help", "--supersedes-standing"},
+  option_spec spec{{"--schema",         "--application-id",    "--sink-topic",        "--output",
+                    "--on-invalid",     "--dead-letter-topic", "--supersedes",        "--source-topic",
+                    "--sink-format",    "--schema-registry",   "--registry-config",   "--subject",
+                    "--schema-version", "--value-format",      "--bootstrap-servers", "-X",
+                    "--config",         "--timeout-ms",        "--unrouted",          "--unrouted-topic",
+                    "--key-format"},
+                   {"--help", "--supersedes-standing", "--require-disjoint", "--require-total"},
                    {"-X"},
                    {{"--bootstrap-server", "--bootstrap-servers"}, {"-b", "--bootstrap-servers"}}};
   arguments a;
@@ -373,8 +462,8 @@ int cmd_compile(std::span<char* const> args) {
     return usage_error("compile", "--schema and --schema-registry are two sources of the schema; give one");
   if (!from_registry && !a.get("--schema"))
     return usage_error("compile", "missing --schema (or --schema-registry)");
-  for (const char* required : {"--application-id", "--sink-topic"})
-    if (!a.get(required)) return usage_error("compile", std::string("missing ") + required);
+  // --sink-topic is required for a SELECT only: checked once the query is read.
+  if (!a.get("--application-id")) return usage_error("compile", "missing --application-id");
   if (a.positionals.size() > 1) return usage_error("compile", "expected at most one SQL file");
   // --supersedes-standing reads the plan log: the brokers and their settings,
   // which mean nothing without it.
@@ -397,7 +486,31 @@ int cmd_compile(std::span<char* const> args) {
     if (const int* failed = std::get_if<int>(&access)) return *failed;
     brokers = std::move(std::get<kafka_access>(access));
   }
-  plan::compile_options options{*a.get("--application-id"), *a.get("--sink-topic")};
+  plan::compile_options options{*a.get("--application-id"), a.get("--sink-topic").value_or("")};
+  const std::optional<std::string> unrouted = a.get("--unrouted");
+  const std::optional<std::string> unrouted_topic = a.get("--unrouted-topic");
+  if (unrouted && *unrouted != "drop" && *unrouted != "topic")
+    return usage_error("compile",
+                       "--unrouted is '" + *unrouted + "'; it must be drop, or give --unrouted-topic TOPIC");
+  if (unrouted == "drop" && unrouted_topic)
+    return usage_error(
+        "compile",
+        "--unrouted drop and --unrouted-topic are two choices for records no statement takes; give "
+        "one");
+  if (unrouted == "topic" && !unrouted_topic)
+    return usage_error("compile", "--unrouted topic needs the topic: give --unrouted-topic TOPIC");
+  if (unrouted_topic)
+    options.unrouted_topic = *unrouted_topic;
+  else if (unrouted)
+    options.unrouted_topic = std::string();
+  if (std::optional<std::string> key = a.get("--key-format")) {
+    if (*key == "long")
+      options.key_format = plan::key_format::long_;
+    else if (*key == "string")
+      options.key_format = plan::key_format::string;
+    else
+      return usage_error("compile", "--key-format is '" + *key + "'; it must be string or long");
+  }
   if (std::optional<std::string> policy = a.get("--on-invalid")) {
     if (*policy == "dead-letter")
       options.on_invalid = plan::on_invalid::dead_letter;
@@ -451,6 +564,28 @@ int cmd_compile(std::span<char* const> args) {
     // A query too large to read is rejected SQL (1); a missing file, usage (2).
     return engine::to_int(sql.error().code == "input_too_large" ? engine::exit_code::rejected
                                                                 : engine::exit_code::usage);
+  }
+  // Which options the query takes depends on what it is: told before a
+  // registry or the brokers are asked anything.
+  if (const std::optional<bool> routed = routed_query(*sql)) {
+    if (*routed && a.get("--sink-topic"))
+      return usage_error("compile",
+                         "--sink-topic is for a single SELECT; " + sql_name +
+                             " holds INSERT INTO statements, which name their sinks: leave --sink-topic out");
+    if (!*routed && !a.get("--sink-topic"))
+      return usage_error("compile", "missing --sink-topic (" + sql_name +
+                                        " is a SELECT; INSERT INTO <sink> SELECT ... statements name their "
+                                        "sinks instead)");
+    if (!*routed && (a.has("--require-disjoint") || a.has("--require-total")))
+      return usage_error("compile",
+                         std::string(a.has("--require-disjoint") ? "--require-disjoint" : "--require-total") +
+                             " is for INSERT INTO statements (whether they overlap or leave records "
+                             "untaken); " +
+                             sql_name + " is a single SELECT: leave it out");
+    if (!*routed && (unrouted || unrouted_topic))
+      return usage_error("compile", std::string(unrouted ? "--unrouted" : "--unrouted-topic") +
+                                        " is for INSERT INTO statements (records none of them takes); " +
+                                        sql_name + " is a single SELECT: leave it out");
   }
   const bool avro = from_registry || is_avro_schema(*schema_text);
   if (avro && !from_registry && value_format)
@@ -507,13 +642,23 @@ int cmd_compile(std::span<char* const> args) {
     if (d.code == "invalid_avro_name" && !options.sink_format)
       d.message += "; or write the sink as JSON, whose member names may be any: --sink-format json";
     print_diagnostic("compile", sql_name, d, *sql);
-    return engine::to_int(engine::exit_code::rejected);
+    // An option the query cannot take is a wrong command line.
+    return engine::to_int(plan::is_option_error(d.code) ? engine::exit_code::usage
+                                                        : engine::exit_code::rejected);
+  }
+  // A routed plan's coverage is told before anything is asked of the
+  // brokers: a query the user must change is known at once.
+  if (plan::is_routed(*compiled)) {
+    if (const int refused =
+            report_coverage(*compiled, sql_name, a.has("--require-disjoint"), a.has("--require-total")))
+      return refused;
   }
   // The plan superseded is looked up once the query compiles: a mistake in
   // the query is told at once, not after a wait for the brokers.
   std::optional<predecessor> old;
   if (std::optional<std::string> value = a.get("--supersedes")) {
-    auto named = predecessor_named(*value, options.application_id, schema->topic, options.sink_topic);
+    auto named =
+        predecessor_named(*value, options.application_id, schema->topic, plan::sink_topics(*compiled));
     if (const int* code = std::get_if<int>(&named)) return *code;
     old = std::move(std::get<predecessor>(named));
     compiled->supersedes = chain_after(*old, plan::max_supersedes);
@@ -554,6 +699,7 @@ int cmd_compile(std::span<char* const> args) {
     if (d.path == "$.identity.application_id") d.path = "--application-id";
     if (d.path == "$.identity.sink_topic") d.path = "--sink-topic";
     if (d.path == "$.identity.dead_letter_topic") d.path = "--dead-letter-topic";
+    if (d.path == "$.unrouted_topic") d.path = "--unrouted-topic";
     print_diagnostic("compile", "", d);
     return engine::to_int(engine::exit_code::rejected);
   }

@@ -46,6 +46,13 @@ constexpr std::string_view help =
     "plan only. The first differing records are printed like replay's envelopes:\n"
     "    {\"topic\":T,\"partition\":P,\"offset\":O,\"key\":K,\"difference\":KIND,\n"
     "     \"old\":VALUE|null,\"new\":VALUE|null}\n"
+    "When either plan is routed (INSERT INTO), outputs are compared route by\n"
+    "route, matched by name (the sink topic, SINK#K when several statements write\n"
+    "it; a SELECT is one route named by its sink): a difference names its\n"
+    "\"route\", and each output's key (\"old_key\", \"new_key\") is compared with its\n"
+    "value. A route of one plan only has each output old_only or new_only; a\n"
+    "record no route of either plan takes is no difference. The report counts\n"
+    "each route's outputs and differences.\n"
     "Both plans must read the same source topic. Partitions are read one after\n"
     "the other, each from its start position up to its end (last stable offset)\n"
     "as it was when diff started.\n"
@@ -230,15 +237,25 @@ boost::json::value outcome_json(const engine::plan_outcome& o) {
   return nullptr;
 }
 
-boost::json::object envelope(const engine::record_difference& d) {
+boost::json::value optional_json(const std::optional<std::string>& s) {
+  return s ? boost::json::value(boost::json::string(*s)) : boost::json::value(nullptr);
+}
+
+// A routed comparison's envelope adds "route" (null for invalid_in_one, a
+// record's difference) and each output's key, "old_key"/"new_key", where
+// that plan has an output on the route.
+boost::json::object envelope(const engine::record_difference& d, bool routed) {
   boost::json::object e;
   e["topic"] = d.topic;
   e["partition"] = d.partition;
   e["offset"] = d.offset;
-  e["key"] = d.key ? boost::json::value(boost::json::string(*d.key)) : boost::json::value(nullptr);
+  e["key"] = optional_json(d.key);
+  if (routed) e["route"] = optional_json(d.route);
   e["difference"] = engine::to_string(d.kind);
   e["old"] = outcome_json(d.old_outcome);
   e["new"] = outcome_json(d.new_outcome);
+  if (routed && d.old_outcome.has_output()) e["old_key"] = optional_json(d.old_outcome.key);
+  if (routed && d.new_outcome.has_output()) e["new_key"] = optional_json(d.new_outcome.key);
   // "old": null is no output as well as a null value: a null value says so.
   if (d.old_outcome.tombstone) e["old_tombstone"] = true;
   if (d.new_outcome.tombstone) e["new_tombstone"] = true;
@@ -255,16 +272,27 @@ struct loaded_plan {
   std::string digest;
 };
 
-boost::json::object tally_json(const loaded_plan& l, const engine::plan_tally& t) {
-  return {{"plan", l.path},
-          {"digest", l.digest},
-          {"application_id", l.p.identity.application_id},
-          {"sink_topic", l.p.identity.sink_topic},
-          {"sink_format", plan::to_string(l.p.sink.format)},
-          {"passed", t.passed},
-          {"filtered", t.filtered},
-          {"tombstones", t.tombstones},
-          {"invalid", t.invalid}};
+// A routed comparison adds each plan's route names ("routes") and its
+// unrouted topic (null: it drops what no route takes).
+boost::json::object tally_json(const loaded_plan& l, const engine::plan_tally& t, bool routed) {
+  boost::json::object o{{"plan", l.path},
+                        {"digest", l.digest},
+                        {"application_id", l.p.identity.application_id},
+                        {"sink_topic", l.p.identity.sink_topic},
+                        {"sink_format", plan::to_string(l.p.sink.format)},
+                        {"passed", t.passed},
+                        {"filtered", t.filtered},
+                        {"tombstones", t.tombstones},
+                        {"invalid", t.invalid}};
+  if (routed) {
+    boost::json::array names;
+    const std::vector<plan::route> routes = plan::routes_of(l.p);
+    for (std::size_t i = 0; i < routes.size(); ++i) names.emplace_back(plan::route_name(routes, i));
+    o["routes"] = std::move(names);
+    o["unrouted_topic"] =
+        l.p.unrouted_topic.empty() ? boost::json::value(nullptr) : boost::json::value(l.p.unrouted_topic);
+  }
+  return o;
 }
 
 void print_json(const loaded_plan& old_plan, const loaded_plan& new_plan, const std::string& from,
@@ -286,18 +314,57 @@ void print_json(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
   }
   out["complete"] = complete;
   out["partitions"] = std::move(parts);
-  out["old"] = tally_json(old_plan, c.old_tally());
-  out["new"] = tally_json(new_plan, c.new_tally());
+  out["old"] = tally_json(old_plan, c.old_tally(), c.routed());
+  out["new"] = tally_json(new_plan, c.new_tally(), c.routed());
   const engine::difference_counts& d = c.differences();
-  out["differences"] = boost::json::object{{"total", d.total()},
-                                           {"old_only", d.old_only},
-                                           {"new_only", d.new_only},
-                                           {"changed", d.changed},
-                                           {"invalid_in_one", d.invalid_in_one}};
+  boost::json::object differences{{"total", d.total()},
+                                  {"old_only", d.old_only},
+                                  {"new_only", d.new_only},
+                                  {"changed", d.changed},
+                                  {"invalid_in_one", d.invalid_in_one}};
+  if (c.routed()) {
+    differences["records"] = d.records;
+    boost::json::array routes;
+    for (const engine::route_tally& t : c.routes())
+      routes.push_back(boost::json::object{{"route", t.name},
+                                           {"in_old", t.in_old},
+                                           {"in_new", t.in_new},
+                                           {"old_outputs", t.old_outputs},
+                                           {"new_outputs", t.new_outputs},
+                                           {"old_only", t.old_only},
+                                           {"new_only", t.new_only},
+                                           {"changed", t.changed}});
+    out["routes"] = std::move(routes);
+  }
+  out["differences"] = std::move(differences);
   boost::json::array first;
-  for (const engine::record_difference& r : c.kept()) first.push_back(envelope(r));
+  for (const engine::record_difference& r : c.kept()) first.push_back(envelope(r, c.routed()));
   out["first_differences"] = std::move(first);
   std::cout << boost::json::serialize(out) << '\n';
+}
+
+// A routed comparison's lines per route name, after the plans' counts:
+//   routes (outputs of each plan):
+//     big: old 5, new 4; 1 differs (1 old only, 0 new only, 0 changed)
+//     eu: new plan only, new 3; 3 differ (0 old only, 3 new only, 0 changed)
+void print_routes(std::ostream& os, const engine::plan_comparison& c) {
+  os << "routes (outputs of each plan):\n";
+  for (const engine::route_tally& t : c.routes()) {
+    os << "  " << t.name << ": ";
+    if (!t.in_new)
+      os << "old plan only, old " << t.old_outputs;
+    else if (!t.in_old)
+      os << "new plan only, new " << t.new_outputs;
+    else
+      os << "old " << t.old_outputs << ", new " << t.new_outputs;
+    const std::uint64_t n = t.differences();
+    if (n == 0) {
+      os << "; no difference\n";
+      continue;
+    }
+    os << "; " << n << (n == 1 ? " differs (" : " differ (") << t.old_only << " old only, " << t.new_only
+       << " new only, " << t.changed << " changed)\n";
+  }
 }
 
 void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const std::string& from,
@@ -347,19 +414,27 @@ void print_text(const loaded_plan& old_plan, const loaded_plan& new_plan, const 
   row("filtered", c.old_tally().filtered, c.new_tally().filtered);
   row("tombstones", c.old_tally().tombstones, c.new_tally().tombstones);
   row("invalid", c.old_tally().invalid, c.new_tally().invalid);
+  if (c.routed()) print_routes(os, c);
   const engine::difference_counts& d = c.differences();
   if (c.records() == 0) {
     os << "nothing was tested: no record was compared\n";
   } else if (d.total() == 0) {
     os << "no record differs" << (complete ? "" : " (among those read)") << '\n';
   } else {
-    os << d.total() << " record" << (d.total() == 1 ? "" : "s") << " differ: " << d.old_only
-       << " passed by the old plan only, " << d.new_only << " by the new plan only, " << d.changed
-       << " with a changed value, " << d.invalid_in_one << " invalid for one plan only\n";
+    if (c.routed())
+      os << d.records << " record" << (d.records == 1 ? "" : "s") << " differ, " << d.total() << " difference"
+         << (d.total() == 1 ? "" : "s") << ": " << d.old_only << " output by the old plan only, "
+         << d.new_only << " by the new plan only, " << d.changed << " with a changed value or key, "
+         << d.invalid_in_one << " invalid for one plan only\n";
+    else
+      os << d.total() << " record" << (d.total() == 1 ? "" : "s") << " differ: " << d.old_only
+         << " passed by the old plan only, " << d.new_only << " by the new plan only, " << d.changed
+         << " with a changed value, " << d.invalid_in_one << " invalid for one plan only\n";
     if (!c.kept().empty()) {
       os << (c.kept().size() < d.total() ? "the first " + std::to_string(c.kept().size()) + ":" : "each:")
          << '\n';
-      for (const engine::record_difference& r : c.kept()) os << boost::json::serialize(envelope(r)) << '\n';
+      for (const engine::record_difference& r : c.kept())
+        os << boost::json::serialize(envelope(r, c.routed())) << '\n';
     }
   }
   std::cout << os.str();

@@ -4,6 +4,7 @@
 // streamt explain: the pipeline a plan runs, stage by stage, in words a
 // reviewer can check against the SQL they meant.
 
+#include "plan/coverage.hpp"
 #include "plan/plan_json.hpp"
 #include "plan/sql/compile.hpp"
 #include "plan/sql/keywords.hpp"
@@ -97,6 +98,16 @@ std::string avro_type_words(const plan::column& c, bool may_be_null) {
 std::string path(const std::vector<plan::node>& nodes, std::size_t i) {
   return i < nodes.size() ? plan::path_text(nodes[i].path) : "<column #" + std::to_string(i) + ">";
 }
+// A routed plan's statements, one a line, under the first.
+std::string indented(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_explain(std::span<char* const> args) {
@@ -113,7 +124,7 @@ int cmd_explain(std::span<char* const> args) {
   std::ostringstream os;
   os << "plan " << p->identity.application_id << " (plan_version " << p->version << ", " << plan::digest(*p)
      << ")\n"
-     << "  " << plan::to_sql(*p) << "\n\n"
+     << "  " << indented(plan::to_sql(*p)) << "\n\n"
      << "source  topic " << p->identity.source_topic
      << ", read_committed; key, timestamp and headers pass through\n"
      << (p->schema.avro ? avro_decode_line(*p->schema.avro)
@@ -138,59 +149,111 @@ int cmd_explain(std::span<char* const> args) {
        << (upsert ? "changelog: upsert" : "tombstones: forward") << ")\n";
   else
     os << "             a null value (tombstone) is dropped and its offset committed\n";
-  os << "2. filter   ";
-  if (p->predicate.empty()) {
-    os << "(none: every record passes)\n";
+  // Stages 2 to 4 of one route: the plan's single SELECT, or each INSERT INTO.
+  const auto write_route = [&](const std::vector<plan::condition>& predicate,
+                               const std::vector<plan::projection_item>& projection) {
+    os << "2. filter   ";
+    if (predicate.empty()) {
+      os << "(none: every record passes)\n";
+    } else {
+      for (std::size_t i = 0; i < predicate.size(); ++i) {
+        const auto& c = predicate[i];
+        os << (i ? "\n             AND " : "") << path(nodes, c.column) << ' ' << plan::to_string(c.op);
+        if (c.op != plan::compare_op::is_null && c.op != plan::compare_op::is_not_null &&
+            c.column < nodes.size())
+          os << ' ' << plan::literal_sql(c.value, *nodes[c.column].column);
+      }
+      os << "\n             a comparison with a null value (or a null ROW on its path) is not true: the "
+            "record "
+         << (upsert                ? "does not pass\n"
+             : plan::is_routed(*p) ? "is not taken by this route\n"
+                                   : "is dropped\n");
+      if (upsert)
+        os << "             a record that does not pass is written as a tombstone of its key (changelog: "
+              "upsert)\n";
+    }
+    os << "3. project  ";
+    for (std::size_t i = 0; i < projection.size(); ++i) {
+      const auto& item = projection[i];
+      os << (i ? ", " : "") << path(nodes, item.column);
+      if (item.column >= nodes.size() || item.output_name != nodes[item.column].path.back())
+        os << " AS " << name(item.output_name);
+    }
+    if (p->sink.avro) {
+      // The subject and fingerprint are what a reviewer checks in the
+      // registry; the field types are the schema's, one per output column.
+      os << "\n4. encode   Avro in the Confluent wire format (a zero byte, the schema id, the body) of the "
+            "pinned sink schema, registered under subject "
+         << p->sink.avro->subject << " when the run starts (fingerprint " << p->sink.avro->fingerprint
+         << "): record {";
+      for (std::size_t i = 0; i < projection.size(); ++i) {
+        const auto& item = projection[i];
+        os << (i ? ", " : "") << item.output_name << ": "
+           << (item.column >= nodes.size()
+                   ? std::string("?")
+                   : avro_type_words(*nodes[item.column].column, plan::may_be_null(nodes, item.column)));
+      }
+      os << "}\n";
+    } else {
+      os << "\n4. encode   compact JSON {";
+      for (std::size_t i = 0; i < projection.size(); ++i) {
+        const auto& item = projection[i];
+        os << (i ? ", " : "") << json_member(item.output_name) << ": "
+           << (item.column >= nodes.size() ? std::string("?")
+               : nodes[item.column].column->type == plan::column_type::row
+                   ? "ROW (a JSON object)"
+                   : plan::type_name(*nodes[item.column].column));
+      }
+      os << "}\n";
+    }
+  };
+  if (!plan::is_routed(*p)) {
+    write_route(p->predicate, p->projection);
+    os << "sink    topic " << p->identity.sink_topic << ", " << plan::to_string(p->sink.format) << " values"
+       << ", transactional (exactly once); partition by murmur2 of the unchanged key\n";
   } else {
-    for (std::size_t i = 0; i < p->predicate.size(); ++i) {
-      const auto& c = p->predicate[i];
-      os << (i ? "\n             AND " : "") << path(nodes, c.column) << ' ' << plan::to_string(c.op);
-      if (c.op != plan::compare_op::is_null && c.op != plan::compare_op::is_not_null &&
-          c.column < nodes.size())
-        os << ' ' << plan::literal_sql(c.value, *nodes[c.column].column);
+    const std::vector<plan::route>& routes = p->routes;
+    os << "routes  " << routes.size() << (routes.size() == 1 ? " route" : " routes")
+       << "; a record goes to every route whose predicate it passes, once to each\n";
+    for (std::size_t r = 0; r < routes.size(); ++r) {
+      os << "route " << plan::route_name(routes, r) << ": topic " << routes[r].sink_topic << '\n';
+      write_route(routes[r].predicate, routes[r].projection);
+      os << "5. key      ";
+      if (const std::optional<std::size_t> key = routes[r].partition_by; key && *key < nodes.size()) {
+        const plan::column& c = *nodes[*key].column;
+        os << "PARTITION BY " << path(nodes, *key) << " (" << plan::type_name(c) << "): "
+           << (c.type == plan::column_type::string ? "its UTF-8 bytes"
+               : p->key_format == plan::key_format::long_
+                   ? "8 big-endian bytes, as Kafka's LongSerializer (key_format: long)"
+                   : "its decimal text (key_format: string)")
+           << "; a null key makes the record invalid\n";
+      } else {
+        os << "the input key, unchanged\n";
+      }
     }
-    os << "\n             a comparison with a null value (or a null ROW on its path) is not true: the record "
-       << (upsert ? "does not pass\n" : "is dropped\n");
-    if (upsert)
-      os << "             a record that does not pass is written as a tombstone of its key (changelog: "
-            "upsert)\n";
-  }
-  os << "3. project  ";
-  for (std::size_t i = 0; i < p->projection.size(); ++i) {
-    const auto& item = p->projection[i];
-    os << (i ? ", " : "") << path(nodes, item.column);
-    if (item.column >= nodes.size() || item.output_name != nodes[item.column].path.back())
-      os << " AS " << name(item.output_name);
-  }
-  if (p->sink.avro) {
-    // The subject and fingerprint are what a reviewer checks in the
-    // registry; the field types are the schema's, one per output column.
-    os << "\n4. encode   Avro in the Confluent wire format (a zero byte, the schema id, the body) of the "
-          "pinned sink schema, registered under subject "
-       << p->sink.avro->subject << " when the run starts (fingerprint " << p->sink.avro->fingerprint
-       << "): record {";
-    for (std::size_t i = 0; i < p->projection.size(); ++i) {
-      const auto& item = p->projection[i];
-      os << (i ? ", " : "") << item.output_name << ": "
-         << (item.column >= nodes.size()
-                 ? std::string("?")
-                 : avro_type_words(*nodes[item.column].column, plan::may_be_null(nodes, item.column)));
+    os << "sinks   topics ";
+    const std::vector<std::string> sinks = plan::sink_topics(*p);
+    for (std::size_t i = 0; i < sinks.size(); ++i) os << (i ? ", " : "") << sinks[i];
+    os << "; " << plan::to_string(p->sink.format)
+       << " values, transactional (exactly once); partition by murmur2 of each output's key\n";
+    if (p->unrouted_topic.empty())
+      os << "unrouted dropped and counted: a record no route takes is written nowhere, its offset "
+            "committed\n";
+    else
+      os << "unrouted to topic " << p->unrouted_topic
+         << " in the same transaction: a record no route takes, unchanged, with streamt.* headers saying "
+            "why\n";
+    // What the compiler proved of the routes, as compile reported it: the
+    // reviewer of a plan sees which records go to two sinks or to none.
+    if (result<plan::coverage_report> c = plan::analyse_coverage(p->schema, routes); c) {
+      const std::vector<std::string> lines = plan::report_lines(p->schema, routes, *c);
+      if (lines.empty()) os << "coverage the routes are disjoint and take every record\n";
+      for (std::size_t i = 0; i < lines.size(); ++i)
+        os << (i ? "         " : "coverage ") << lines[i] << '\n';
+    } else {
+      os << "coverage not decided: " << c.error().message << '\n';
     }
-    os << "}\n";
-  } else {
-    os << "\n4. encode   compact JSON {";
-    for (std::size_t i = 0; i < p->projection.size(); ++i) {
-      const auto& item = p->projection[i];
-      os << (i ? ", " : "") << json_member(item.output_name) << ": "
-         << (item.column >= nodes.size() ? std::string("?")
-             : nodes[item.column].column->type == plan::column_type::row
-                 ? "ROW (a JSON object)"
-                 : plan::type_name(*nodes[item.column].column));
-    }
-    os << "}\n";
   }
-  os << "sink    topic " << p->identity.sink_topic << ", " << plan::to_string(p->sink.format) << " values"
-     << ", transactional (exactly once); partition by murmur2 of the unchanged key\n";
   if (p->identity.on_invalid == plan::on_invalid::dead_letter)
     os << "invalid to topic " << p->identity.dead_letter_topic
        << " in the same transaction (on_invalid: dead-letter): key, value, headers and timestamp unchanged,\n"

@@ -26,6 +26,11 @@ constexpr std::string_view help =
     "Output records are written to stdout one envelope a line:\n"
     "    {\"topic\":SINK,\"key\":K,\"payload\":VALUE,[\"ts\":T,][\"headers\":[...],]\n"
     "     \"source\":{\"topic\":T,\"partition\":P,\"offset\":O}}\n"
+    "A routed plan (INSERT INTO statements) writes one envelope per route that\n"
+    "takes the record, in route order, each naming that route's sink topic and\n"
+    "with its PARTITION BY key (else the input's key); a record no route takes is\n"
+    "written unchanged to the plan's unrouted topic, with a last header\n"
+    "\"streamt.reason\":\"unrouted\", or dropped when the plan has none.\n"
     "A summary goes to stderr. Records follow exactly the path they take in 'run'.\n"
     "\n"
     "A binary value, such as Avro in the Confluent wire format, is given as\n"
@@ -108,7 +113,7 @@ int cmd_replay(std::span<char* const> args) {
   std::ios::sync_with_stdio(false);
   const engine::run_result r = engine::replay(*p, *in, std::cout, registry ? &registry->registry : nullptr);
   const auto& c = r.counts;
-  std::cerr << "streamt replay: " << engine::count_text(c, false) << "\n";
+  std::cerr << "streamt replay: " << engine::count_text(c, false, engine::route_names(*p)) << "\n";
   if (r.invalid) {
     std::cerr << "streamt replay: invalid record at " << r.invalid->describe() << " ["
               << r.invalid->error.code << "]\n"

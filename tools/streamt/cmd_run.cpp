@@ -332,7 +332,7 @@ int cmd_run(std::span<char* const> args) {
   // error before anything touches Kafka, and /healthz answers from the start.
   options.metrics = std::make_shared<engine::metrics>();
   options.metrics->set_identity(
-      {p->identity.application_id, plan::digest(*p), p->identity.source_topic, p->identity.sink_topic});
+      {p->identity.application_id, plan::digest(*p), p->identity.source_topic, sinks_label(*p)});
   // The file outlives the process: what a scrape of /metrics cannot see
   // (an exit 65 a few milliseconds after the start) stays in it until the
   // next start replaces it. Written before the run starts, so a path that

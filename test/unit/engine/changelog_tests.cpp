@@ -40,10 +40,12 @@ std::ostream& operator<<(std::ostream& os, const written& w) {
 // process_batch's sink, remembering each output.
 struct recording_sink {
   std::vector<written> out;
-  void emit(const engine::record_view& in, std::optional<std::string_view> value) {
+  void emit(const engine::record_view& in, const operators::route_output& o) {
     out.push_back({in.key ? std::optional<std::string>(*in.key) : std::nullopt,
-                   value ? std::optional<std::string>(*value) : std::nullopt, in.offset, in.headers.size()});
+                   o.value ? std::optional<std::string>(*o.value) : std::nullopt, in.offset,
+                   in.headers.size()});
   }
+  void unrouted(const engine::record_view&) { throw std::logic_error("a single SELECT routes every record"); }
 };
 static_assert(engine::record_sink<recording_sink>);
 

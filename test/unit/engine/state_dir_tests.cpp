@@ -474,3 +474,73 @@ BOOST_AUTO_TEST_CASE(a_last_run_file_with_a_field_of_another_shape_tells_nothing
     BOOST_TEST(!d->previous_run().has_value(), damaged);
   }
 }
+
+namespace {
+
+// orders(50) as a routed plan of two routes (big-orders, and audit keyed by
+// the id), as compile writes it: the single SELECT's parts moved into routes.
+plan::plan routed_orders() {
+  plan::plan p = orders(50);
+  p.routes.push_back({p.identity.sink_topic, p.predicate, p.projection, std::nullopt});
+  p.routes.push_back({"audit", {}, p.projection, std::size_t{0}});
+  p.identity.sink_topic.clear();
+  p.predicate.clear();
+  p.projection.clear();
+  p.version = plan::required_version(p);
+  return p;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(state_directory_of_a_routed_plan)
+
+BOOST_AUTO_TEST_CASE(a_routed_plan_restarts_from_its_state_directory_with_its_sinks_recorded) {
+  scratch s;
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d->admit(routed_orders(), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+  }
+  BOOST_TEST(read(s.dir / "identity.json").find("\"sink_topic\":\"big-orders,audit\"") != std::string::npos,
+             read(s.dir / "identity.json"));
+  plan::plan other_predicate = routed_orders();
+  other_predicate.routes[1].predicate = other_predicate.routes[0].predicate;
+  auto d = engine::state_dir::open(s.dir.string());
+  BOOST_TEST(d->admit(other_predicate, false).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_routed_plan_with_another_set_of_sinks_is_refused_as_a_changed_identity) {
+  scratch s;
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d->admit(routed_orders(), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+  }
+  plan::plan renamed = routed_orders();
+  renamed.routes[1].sink_topic = "audit-v2";
+  auto d = engine::state_dir::open(s.dir.string());
+  auto r = d->admit(renamed, true);
+  BOOST_TEST_REQUIRE(!r.has_value());
+  BOOST_TEST(r.error().code == "identity_changed");
+  BOOST_TEST(r.error().message.find("sink topics was 'big-orders,audit', is now 'big-orders,audit-v2'") !=
+                 std::string::npos,
+             r.error().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_routed_plan_whose_route_changes_its_key_column_needs_allow_output_change) {
+  scratch s;
+  {
+    auto d = engine::state_dir::open(s.dir.string());
+    BOOST_TEST_REQUIRE(d->admit(routed_orders(), false).has_value());
+    BOOST_TEST_REQUIRE(d->commit().has_value());
+  }
+  plan::plan rekeyed = routed_orders();
+  rekeyed.routes[1].partition_by.reset();
+  auto d = engine::state_dir::open(s.dir.string());
+  auto refused = d->admit(rekeyed, false);
+  BOOST_TEST_REQUIRE(!refused.has_value());
+  BOOST_TEST(refused.error().code == "output_changed");
+  BOOST_TEST(d->admit(rekeyed, true).has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -464,3 +464,70 @@ BOOST_AUTO_TEST_CASE(accepts_only_valid_application_ids) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(routed_plans)
+
+namespace {
+
+// Two routes on the sample plan's schema, one keyed by a BIGINT column.
+plan routed_plan() {
+  plan p = sample_plan();
+  p.version = 2;
+  p.identity.sink_topic.clear();
+  p.predicate.clear();
+  p.projection.clear();
+  p.routes = {route{"big", {{1, compare_op::ge, std::int64_t{100}}}, {{0, "id"}, {1, "amount"}}, 1},
+              route{"small", {{1, compare_op::lt, std::int64_t{100}}}, {{0, "id"}}, std::nullopt}};
+  p.key_format = key_format::long_;
+  p.unrouted_topic = "unrouted";
+  return p;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_routed_plan_round_trips_through_its_json) { check_round_trip(routed_plan()); }
+
+BOOST_AUTO_TEST_CASE(a_routed_plan_names_its_sinks_in_the_identity_and_its_routes_at_the_top) {
+  const std::string c = canonical_json(routed_plan());
+  BOOST_TEST(c.find(R"("sink_topics":["big","small"])") != std::string::npos, c);
+  BOOST_TEST(c.find(R"("sink_topic":"big")") != std::string::npos, c);
+  BOOST_TEST(c.find(R"("partition_by":"amount")") != std::string::npos, c);
+  BOOST_TEST(c.find(R"("unrouted_topic":"unrouted","key_format":"long")") != std::string::npos, c);
+  // Neither the single SELECT's members nor its identity.sink_topic.
+  BOOST_TEST(c.find(R"(,"predicate":[{"column":"amount","op":">=","value":50})") == std::string::npos, c);
+  BOOST_TEST(c.find(R"("identity":{"application_id":"orders-big","source_topic":"orders","sink_topic")") ==
+             std::string::npos);
+}
+
+// Pinned like the sample plan's: a routed plan reviewed and pinned with
+// --expect-digest must keep matching.
+BOOST_AUTO_TEST_CASE(keeps_the_digest_of_a_routed_plan_stable) {
+  BOOST_TEST(digest(routed_plan()) ==
+             "sha256:1f1e97f9ed06afe6ef6b70e794c11fd752236ff1ab88159fed687db09fbc04d1");
+}
+
+BOOST_AUTO_TEST_CASE(the_key_format_is_written_only_with_a_bigint_partition_by_column) {
+  plan p = routed_plan();
+  p.routes[0].partition_by = 0;  // id, a STRING
+  p.key_format = key_format::string;
+  BOOST_TEST(canonical_json(p).find("key_format") == std::string::npos);
+  check_round_trip(p);
+}
+
+BOOST_AUTO_TEST_CASE(changes_the_digest_and_the_output_shape_when_a_route_changes_its_sink_or_key) {
+  const plan base = routed_plan();
+  plan other_sink = base;
+  other_sink.routes[1].sink_topic = "tiny";
+  BOOST_TEST(digest(other_sink) != digest(base));
+  BOOST_TEST(output_shape(other_sink) != output_shape(base));
+  plan string_key = base;
+  string_key.key_format = key_format::string;
+  BOOST_TEST(digest(string_key) != digest(base));
+  BOOST_TEST(output_shape(string_key) != output_shape(base));
+  plan other_predicate = base;
+  other_predicate.routes[1].predicate[0].value = std::int64_t{50};
+  BOOST_TEST(digest(other_predicate) != digest(base));
+  BOOST_TEST(output_shape(other_predicate) == output_shape(base));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

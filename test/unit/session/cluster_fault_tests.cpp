@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(
   k::consumer_error cut;
   cut.error = {k::txn_error_info::plain(RD_KAFKA_RESP_ERR__TRANSPORT), "Local: Broker transport failure"};
   const ss::consumer_error_effect effect =
-      ss::effect_of(streamt::engine::consumer_error_of(cut), "orders", "big-orders", "orders-app");
+      ss::effect_of(streamt::engine::consumer_error_of(cut), "orders", {"big-orders"}, "orders-app");
   BOOST_TEST(!effect.end.has_value());
   BOOST_TEST(!effect.warning.empty());
   run r;

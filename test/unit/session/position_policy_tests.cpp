@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(consumer_errors_are_ignored_logged_refused_unavailable_or_f
 BOOST_AUTO_TEST_CASE(each_consumer_error_ends_the_run_with_the_status_its_verdict_means_or_only_a_line) {
   using streamt::engine::run_status;
   const auto effect = [](rd_kafka_resp_err_t code, bool fatal = false) {
-    return ss::effect_of(error_of(code, fatal), "orders", "big-orders", "orders-app");
+    return ss::effect_of(error_of(code, fatal), "orders", {"big-orders"}, "orders-app");
   };
   BOOST_TEST(effect(RD_KAFKA_RESP_ERR__PARTITION_EOF).warning.empty());
   BOOST_TEST(!effect(RD_KAFKA_RESP_ERR__PARTITION_EOF).end);

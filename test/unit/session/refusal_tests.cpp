@@ -20,7 +20,7 @@ ss::refused_resource refused(rd_kafka_resp_err_t code) {
   return streamt::engine::failure_of(streamt::kafka::report_of(code)).refused;
 }
 std::optional<std::string> line(rd_kafka_resp_err_t code) {
-  return ss::refusal_line(refused(code), "add partitions: refused", "orders", "big-orders", "shop");
+  return ss::refusal_line(refused(code), "add partitions: refused", "orders", {"big-orders"}, "shop");
 }
 }  // namespace
 
@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(a_cluster_refusal_asks_for_idempotent_write) {
 BOOST_AUTO_TEST_CASE(the_brokers_full_stop_is_not_doubled) {
   BOOST_TEST(
       ss::refusal_line(refused(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED), "Group authorization failed.",
-                       "o", "b", "shop")
+                       "o", {"b"}, "shop")
           .value()
           .starts_with("the brokers refuse this client: Group authorization failed. Grant its principal"));
 }

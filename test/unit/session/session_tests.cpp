@@ -1352,4 +1352,76 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST(r.s.counters().transactions_aborted == 3u);
 }
 
+// A routed plan (issue 39): a second sink deleted while the run goes on is
+// found by the stall's topic list, and named.
+BOOST_AUTO_TEST_CASE(a_routed_plans_second_sink_deleted_while_running_ends_the_run_naming_it) {
+  ss::config c = config_with();
+  c.sink_topics = {"big-orders", "eu-orders"};
+  c.max_aborts_in_a_row = 2;
+  c.stall_timeout = 10s;
+  run r(c);
+  r.owning({0});
+  const ss::failure gone =
+      client(k::txn_error_info::abortable_error(RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC), "Local: Unknown topic");
+  bool paused = false;
+  ss::action a;
+  for (int rounds = 0;; ++rounds) {
+    a = abort_streaks::refused_again(r, gone, paused);
+    if (a.kind == act::list_topics) break;
+    BOOST_TEST_REQUIRE(a.kind == act::rewind);
+    const ss::action next = r.s.on(ss::rewound{ok()});
+    paused = next.kind == act::retry_after;
+    r.now += paused ? std::chrono::duration_cast<ss::clock::duration>(next.delay) : 0s;
+    r.now += 1s;
+    BOOST_TEST_REQUIRE(rounds < 20);
+  }
+  BOOST_TEST(
+      r.s.on(ss::topics_listed{std::set<std::string>{"orders", "big-orders"}, ok(), r.now, r.now}).kind ==
+      act::close);
+  const ss::ending e = r.s.outcome();
+  BOOST_TEST((e.status == run_status::unavailable));
+  BOOST_TEST(e.message.find("topic 'eu-orders', written by this run, does not exist any more") == 0u,
+             e.message);
+}
+
+// The broker's refusal does not say which topic it means: the line names
+// every topic the run writes, the second sink among them.
+BOOST_AUTO_TEST_CASE(a_routed_plans_sink_the_acls_refuse_ends_the_run_naming_every_sink_to_grant) {
+  ss::config c = config_with();
+  c.sink_topics = {"big-orders", "eu-orders"};
+  run r(c);
+  r.owning({0});
+  r.open_with({{0, 0}});
+  BOOST_TEST(r.s.on(ss::commit_due{}).kind == act::send_offsets);
+  BOOST_TEST(r.s.on(ss::offsets_sent{abortable(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)}).kind ==
+             act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::close);
+  BOOST_TEST((r.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(r.s.outcome().message.find("Write and Describe on topics 'big-orders' and 'eu-orders'") !=
+                 std::string::npos,
+             r.s.outcome().message);
+}
+
+// A record the second sink refuses before it is produced (its rules) is
+// blamed on that sink, by the topic index its output carried.
+BOOST_AUTO_TEST_CASE(the_sink_tracker_keeps_apart_the_partitions_of_two_sinks) {
+  ss::sink_tracker t;
+  t.new_transaction();
+  record_view in;
+  in.partition = 0;
+  in.offset = 5;
+  const std::uint64_t first = t.producing(in, 10, 0);
+  const std::uint64_t second = t.producing(in, 10, 1);
+  BOOST_TEST(t.topic_of(first) == 0u);
+  BOOST_TEST(t.topic_of(second) == 1u);
+  t.delivered(first, 0, 181);
+  BOOST_TEST(t.aborted() == false);
+  t.new_transaction();
+  // Offset 182 of the second sink's partition 0 follows nothing of its own:
+  // the first sink's offset 181 says nothing of it.
+  const std::uint64_t next = t.producing(in, 10, 1);
+  t.delivered(next, 0, 182);
+  BOOST_TEST(!t.take_trailing().has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -41,7 +41,7 @@ ss::config start_config() {
   ss::config c;
   c.application_id = "orders-app";
   c.source_topic = "orders";
-  c.sink_topic = "big-orders";
+  c.sink_topics = {"big-orders"};
   c.stall_timeout = 20s;
   c.start.bootstrap_servers = "127.0.0.1:9092";
   c.start.connect_timeout = 10s;
@@ -873,6 +873,40 @@ BOOST_AUTO_TEST_CASE(a_stop_while_registering_ends_the_start_cleanly) {
   BOOST_TEST(a.kind == act::close);
   BOOST_TEST((st.s.outcome().status == run_status::stopped));
   BOOST_TEST(a.info.find("registering the sink's schema") != std::string::npos, a.info);
+}
+
+// A routed plan (issue 39) writes several topics: each is needed at the
+// start, and the refusal names the one missing.
+BOOST_AUTO_TEST_CASE(a_routed_plan_whose_second_sink_is_missing_is_refused_at_start_naming_it) {
+  ss::config c = start_config();
+  c.sink_topics = {"big-orders", "eu-orders", "orders-unrouted"};
+  start t(c);
+  t.begin();
+  t.prepared();
+  BOOST_TEST(t.listed({"orders", "big-orders", "orders-unrouted"}).kind == act::close);
+  BOOST_TEST((t.s.outcome().status == run_status::unavailable));
+  BOOST_TEST(t.s.outcome().message.find("topic 'eu-orders' does not exist on 127.0.0.1:9092") == 0,
+             t.s.outcome().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_routed_plan_whose_unrouted_topic_is_missing_is_refused_at_start_naming_it) {
+  ss::config c = start_config();
+  c.sink_topics = {"big-orders", "eu-orders", "orders-unrouted"};
+  start t(c);
+  t.begin();
+  t.prepared();
+  BOOST_TEST(t.listed({"orders", "big-orders", "eu-orders"}).kind == act::close);
+  BOOST_TEST(t.s.outcome().message.find("topic 'orders-unrouted' does not exist") == 0,
+             t.s.outcome().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_routed_plan_with_every_topic_it_writes_goes_on_past_the_topic_list) {
+  ss::config c = start_config();
+  c.sink_topics = {"big-orders", "eu-orders"};
+  start t(c);
+  t.begin();
+  t.prepared();
+  BOOST_TEST(t.listed({"orders", "big-orders", "eu-orders"}).kind != act::close);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -67,7 +67,7 @@ inline ss::config config_with(std::chrono::milliseconds interval = 100ms) {
   ss::config c;
   c.application_id = "orders-app";
   c.source_topic = "orders";
-  c.sink_topic = "big-orders";
+  c.sink_topics = {"big-orders"};
   c.commit_interval = interval;
   return c;
 }
