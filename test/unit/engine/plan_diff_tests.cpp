@@ -4,6 +4,7 @@
 #include "engine/plan_diff.hpp"
 #include "plan/avro_sink.hpp"
 #include "test/support/orders_plan.hpp"
+#include "test/support/routed_plan.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -198,13 +199,7 @@ plan::route route_to(std::string sink, std::int64_t min, std::optional<std::size
 }
 
 plan::plan routed(std::vector<plan::route> routes) {
-  plan::plan p = orders_plan(0);
-  p.identity.sink_topic.clear();
-  p.predicate.clear();
-  p.projection.clear();
-  p.routes = std::move(routes);
-  p.version = 2;
-  return p;
+  return streamt::test::routed(orders_plan(0), std::move(routes));
 }
 
 const engine::route_tally& tally_of(const engine::plan_comparison& c, std::string_view name) {

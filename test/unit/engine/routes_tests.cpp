@@ -10,6 +10,7 @@
 #include "engine/sink_rules.hpp"
 
 #include "test/support/orders_plan.hpp"
+#include "test/support/routed_plan.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -62,16 +63,11 @@ static_assert(engine::record_sink<routing_sink>);
 // orders: id STRING, amount BIGINT. Route 0 "big" takes amount >= 100;
 // route 1 "keyed" takes amount >= 10, keyed by id.
 plan::plan two_routes(std::string unrouted_topic) {
-  plan::plan p = streamt::test::orders_plan(0);
-  p.identity.sink_topic.clear();
-  p.predicate.clear();
-  p.projection.clear();
-  p.routes = {
-      {"big", {{1, plan::compare_op::ge, std::int64_t{100}}}, {{0, "id"}, {1, "amount"}}, std::nullopt},
-      {"keyed", {{1, plan::compare_op::ge, std::int64_t{10}}}, {{1, "amount"}}, 0},
-  };
+  plan::plan p = streamt::test::routed(
+      streamt::test::orders_plan(0),
+      {{"big", {{1, plan::compare_op::ge, std::int64_t{100}}}, {{0, "id"}, {1, "amount"}}, std::nullopt},
+       {"keyed", {{1, plan::compare_op::ge, std::int64_t{10}}}, {{1, "amount"}}, 0}});
   p.unrouted_topic = std::move(unrouted_topic);
-  p.version = 2;
   return p;
 }
 

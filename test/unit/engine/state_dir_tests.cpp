@@ -6,6 +6,7 @@
 #include "plan/plan_json.hpp"
 
 #include "test/support/orders_plan.hpp"
+#include "test/support/routed_plan.hpp"
 #include "test/support/temp_dir.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -480,14 +481,9 @@ namespace {
 // orders(50) as a routed plan of two routes (big-orders, and audit keyed by
 // the id), as compile writes it: the single SELECT's parts moved into routes.
 plan::plan routed_orders() {
-  plan::plan p = orders(50);
-  p.routes.push_back({p.identity.sink_topic, p.predicate, p.projection, std::nullopt});
-  p.routes.push_back({"audit", {}, p.projection, std::size_t{0}});
-  p.identity.sink_topic.clear();
-  p.predicate.clear();
-  p.projection.clear();
-  p.version = plan::required_version(p);
-  return p;
+  const plan::plan p = orders(50);
+  return test::routed(p, {{p.identity.sink_topic, p.predicate, p.projection, std::nullopt},
+                          {"audit", {}, p.projection, std::size_t{0}}});
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include "plan/plan_json.hpp"
 
+#include "test/support/routed_plan.hpp"
+
 #include "case_files.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -471,13 +473,9 @@ namespace {
 
 // Two routes on the sample plan's schema, one keyed by a BIGINT column.
 plan routed_plan() {
-  plan p = sample_plan();
-  p.version = 2;
-  p.identity.sink_topic.clear();
-  p.predicate.clear();
-  p.projection.clear();
-  p.routes = {route{"big", {{1, compare_op::ge, std::int64_t{100}}}, {{0, "id"}, {1, "amount"}}, 1},
-              route{"small", {{1, compare_op::lt, std::int64_t{100}}}, {{0, "id"}}, std::nullopt}};
+  plan p = streamt::test::routed(
+      sample_plan(), {route{"big", {{1, compare_op::ge, std::int64_t{100}}}, {{0, "id"}, {1, "amount"}}, 1},
+                      route{"small", {{1, compare_op::lt, std::int64_t{100}}}, {{0, "id"}}, std::nullopt}});
   p.key_format = key_format::long_;
   p.unrouted_topic = "unrouted";
   return p;
