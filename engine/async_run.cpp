@@ -108,12 +108,7 @@ asio::awaitable<run_report> async_run(plan::plan p, run_options options) {
   transaction_sequence txn(0);
   log.add_attribute(log_attribute::transaction, txn);
   if (!options.metrics) options.metrics = std::make_shared<metrics>();
-  metrics::identity id{p.identity.application_id, plan::digest(p), p.identity.source_topic, {}};
-  const std::vector<plan::route> routes = plan::routes_of(p);
-  id.sink_topic = plan::sink_topics_text(p);
-  if (plan::is_routed(p))
-    for (std::size_t i = 0; i < routes.size(); ++i) id.routes.push_back(plan::route_name(routes, i));
-  options.metrics->set_identity(std::move(id));
+  options.metrics->set_identity(metrics::identity_of(p));
   // Whatever way the run ends (a status, or a bug's exception), it is no
   // longer live for /healthz. The guard owns a reference: `options` (and
   // its reference) is moved into the attempts below, and a caller that gave

@@ -7,6 +7,7 @@
 #include "engine/process_stats.hpp"
 #include "engine/version.hpp"
 #include "kafka/handles.hpp"
+#include "plan/plan_json.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -289,6 +290,13 @@ void metrics::statistics(client_statistics s) {
 bool metrics::live() const {
   std::lock_guard lock(mutex_);
   return live_;
+}
+
+metrics::identity metrics::identity_of(const plan::plan& p) {
+  identity id{p.identity.application_id, plan::digest(p), p.identity.source_topic, plan::sink_topics_text(p)};
+  if (plan::is_routed(p))
+    for (std::size_t i = 0; i < p.routes.size(); ++i) id.routes.push_back(plan::route_name(p.routes, i));
+  return id;
 }
 
 metrics::readiness metrics::ready() const {

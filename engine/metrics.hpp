@@ -17,6 +17,7 @@
 // record, so one mutex is cheap; a scrape takes it once.
 
 #include "engine/process_batch.hpp"
+#include "plan/plan.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -89,6 +90,9 @@ class metrics {
     // whose metrics are those it always had.
     std::vector<std::string> routes{};
   };
+  // What `p` is, as the metrics name it: the one place it is derived, for
+  // `streamt run` (before the run starts) and the run itself.
+  static identity identity_of(const plan::plan& p);
   struct readiness {
     bool ready = false;
     std::string detail;  // why not, or what "ready" stands on

@@ -186,8 +186,6 @@ void print_diagnostic(std::string_view command, std::string_view file, const dia
   std::cerr << os.str();
 }
 
-std::string sinks_label(const plan::plan& p) { return plan::sink_topics_text(p, ", "); }
-
 int usage_error(std::string_view command, std::string_view message) {
   const int code = engine::to_int(engine::exit_code::usage);
   if (as_log_lines)

@@ -119,11 +119,6 @@ std::optional<T> whole_number(std::string_view s, T min, T max) {
   return v;
 }
 
-// The plan's sink topics as one text: the sink topic of a single SELECT, a
-// routed plan's distinct sinks joined by ", " (plan::sink_topics), for
-// lines and labels that name the sink.
-std::string sinks_label(const plan::plan& p);
-
 // "OPTION takes a whole number of UNIT from MIN to MAX; got '...'", quoting
 // at most 32 characters of what was given (a pasted line might be long);
 // range_error prints it as a usage error (exit 2).

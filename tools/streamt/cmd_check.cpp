@@ -173,7 +173,8 @@ int cmd_check(std::span<char* const> args) {
   std::cout << "plan_version:   " << p->version << '\n'
             << "application_id: " << p->identity.application_id << '\n'
             << "source_topic:   " << p->identity.source_topic << '\n'
-            << (plan::is_routed(*p) ? "sink_topics:    " : "sink_topic:     ") << sinks_label(*p) << '\n'
+            << (plan::is_routed(*p) ? "sink_topics:    " : "sink_topic:     ")
+            << plan::sink_topics_text(*p, ", ") << '\n'
             << "on_invalid:     " << plan::to_string(p->identity.on_invalid)
             << (p->identity.on_invalid == plan::on_invalid::dead_letter
                     ? " to " + p->identity.dead_letter_topic

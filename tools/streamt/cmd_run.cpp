@@ -331,8 +331,7 @@ int cmd_run(std::span<char* const> args) {
   // The endpoints listen before the run starts: a port that is taken is an
   // error before anything touches Kafka, and /healthz answers from the start.
   options.metrics = std::make_shared<engine::metrics>();
-  options.metrics->set_identity(
-      {p->identity.application_id, plan::digest(*p), p->identity.source_topic, sinks_label(*p)});
+  options.metrics->set_identity(engine::metrics::identity_of(*p));
   // The file outlives the process: what a scrape of /metrics cannot see
   // (an exit 65 a few milliseconds after the start) stays in it until the
   // next start replaces it. Written before the run starts, so a path that
