@@ -186,22 +186,12 @@ asio::awaitable<ss::rewound> runtime::rewind(std::vector<ss::partition_id> ids) 
   co_return r;
 }
 
-// The group's committed offsets of `parts`, never behind one this process
-// committed itself (offset_ledger::behind). After a broker was killed and
-// restarted, the coordinator has answered "no committed offset", or an
-// older one, for partitions this process had committed a second earlier,
-// for minutes (tools/faults broker_kill; the commit's markers are
-// recovered only later). Taken as it is, that replays committed records
-// and duplicates their output; stopping instead (exit 75) is no better,
-// since a restarted process no longer knows what it committed and would
-// take the stale answer. So ask again, once a second, for as long as it
-// takes, like any other wait for the brokers of a running engine; a stop
-// signal ends the wait (nothing is open then: this runs at an assignment
-// or a rewind).
+// The group's committed offsets of `parts`, once the session takes them
+// (run_session::judge: never behind an offset this process committed; it
+// says when to ask again and when the wait ends). Asked once a second.
 asio::awaitable<kafka::kafka_result<std::vector<kafka::committed_offset>>> runtime::committed_offsets(
     std::vector<kafka::topic_partition> parts) {
   const auto began = steady_clock::now();
-  auto warned = steady_clock::time_point{};
   asio::steady_timer pause(co_await asio::this_coro::executor);
   for (;;) {
     auto op = patiently<std::vector<kafka::committed_offset>>(
@@ -209,30 +199,31 @@ asio::awaitable<kafka::kafka_result<std::vector<kafka::committed_offset>>> runti
         [this, parts](std::chrono::milliseconds slice) { return consumer_->async_committed(parts, slice); });
     kafka::kafka_result<std::vector<kafka::committed_offset>> committed = co_await std::move(op);
     if (!committed) co_return committed;
-    std::string behind;
-    for (const kafka::committed_offset& co : *committed) {
-      if (std::optional<std::string> b =
-              session_.ledger().behind({co.partition.partition}, session_offset(co)))
-        behind = std::move(*b);
-    }
-    if (behind.empty()) co_return committed;
-    if (stop_asked()) {
-      kafka::error_report e;
-      e.info = kafka::txn_error_info::plain(kafka::code_of(kafka::local_error::inconsistent));
-      e.message = behind + "; stopped while waiting for the coordinator to catch up";
-      co_return e;
-    }
-    const auto now = steady_clock::now();
-    if (warned == steady_clock::time_point{} || now - warned >= std::chrono::seconds(30)) {
-      warned = now;
-      STREAMT_LOG(log_, warning) << log_field(log_attribute::duration_ms, waited_ms(now - began)) << behind
-                                 << " (for " << std::chrono::round<std::chrono::seconds>(now - began).count()
-                                 << " s); not reprocessing from there (it would duplicate output): asking "
-                                    "again every second until the coordinator catches up";
+    ss::committed_answer answer;
+    for (const kafka::committed_offset& co : *committed)
+      answer.offsets[ss::partition_id{co.partition.partition}] = session_offset(co);
+    const auto waited = steady_clock::now() - began;
+    answer.waited = waited;
+    answer.stop_requested = stop_asked();
+    ss::committed_verdict verdict = session_.judge(answer);
+    switch (verdict.what) {
+      case ss::committed_verdict::kind::take:
+        co_return committed;
+      case ss::committed_verdict::kind::end: {
+        kafka::error_report e;
+        e.info = kafka::txn_error_info::plain(kafka::code_of(kafka::local_error::inconsistent));
+        e.message = std::move(verdict.line);
+        co_return e;
+      }
+      case ss::committed_verdict::kind::ask_again:
+        if (!verdict.line.empty())
+          STREAMT_LOG(log_, warning) << log_field(log_attribute::duration_ms, waited_ms(waited))
+                                     << verdict.line;
+        break;
     }
     pause.expires_after(std::chrono::seconds(1));
-    auto waited = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
-    (void)waited;
+    auto waited_out = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)waited_out;
   }
 }
 

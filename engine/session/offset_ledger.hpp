@@ -24,7 +24,8 @@
 //  - behind(): the group coordinator answering a committed offset older than
 //    one this process committed (seen for minutes after a broker restart,
 //    tools/faults broker_kill). Resuming there would replay committed
-//    records; the driver asks again instead.
+//    records; run_session::judge has the driver ask again, up to the stall
+//    timeout.
 
 #include "engine/record.hpp"
 #include "engine/session/positions.hpp"

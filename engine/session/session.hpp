@@ -250,6 +250,28 @@ struct broker_wait {
   failure last;              // the last unanswered attempt's error
 };
 
+// The group coordinator's committed offsets for partitions being taken or
+// rewound (nullopt: none), `waited` after the driver first asked for them,
+// and whether a stop signal came meanwhile (the driver's record of one).
+struct committed_answer {
+  std::map<partition_id, std::optional<offset>> offsets;
+  clock::duration waited{};
+  bool stop_requested = false;
+};
+
+// What the driver does with a committed_answer (run_session::judge).
+struct committed_verdict {
+  enum class kind {
+    take,       // start there
+    ask_again,  // in a second: the coordinator is behind this process
+    end,        // the run ends, `line` says why
+  };
+  kind what = kind::take;
+  // ask_again: a warning to log (at most one every 30 s, else empty);
+  // end: the message the run fails (or stops) with.
+  std::string line;
+};
+
 // The driver refused partitions it was assigned (a committed position out
 // of range, a plan that may not take them over), after acknowledging them
 // at their end so that nothing of them is consumed. Unlike a run that
@@ -337,6 +359,19 @@ class run_session {
   // the run without leaving the group (the coordinator is one of the
   // brokers that stopped answering: LeaveGroup would wait for it too).
   std::optional<std::string> broker_wait_ends(const broker_wait& w);
+  // Whether the driver may start from the committed offsets the group
+  // coordinator answered: not while one is behind an offset this process
+  // committed (offset_ledger::behind; resuming there would replay records
+  // whose output committed). After a single broker was killed and
+  // restarted, the coordinator has answered that way for minutes while the
+  // brokers wrote the last commit's markers late, and for good when they
+  // skipped them (tools/faults broker_kill; docs/operations.md, "A commit
+  // the brokers lost"). So the driver asks again, once a second, up to
+  // stall_timeout; then the run ends without leaving the group (exit 69 or
+  // 75), and the restarted engine's init_transactions settles this
+  // transactional id's last transaction before it reads the offsets again.
+  // A stop while waiting ends the run cleanly: nothing is open then.
+  committed_verdict judge(const committed_answer& a);
   // A query the brokers did not answer (`message` says which): exit 69,
   // unless a stop signal cut the wait short (`stop_requested`: the driver's
   // record of one the session may not have heard yet), which is a clean
@@ -492,6 +527,9 @@ class run_session {
   // The brokers stopped answering (stall_timeout): the run ends without
   // LeaveGroup.
   bool stalled_ = false;
+  // When judge() last warned that the coordinator is behind (the time
+  // waited then); reset once an answer is taken.
+  std::optional<clock::duration> behind_warned_;
   // The ending of a stalled commit or abort, until the topic list says
   // whether a topic written is gone.
   std::optional<ending> stall_;

@@ -252,6 +252,41 @@ std::optional<std::string> run_session::broker_wait_ends(const broker_wait& w) {
          std::string(restart_gets_new_clients);
 }
 
+committed_verdict run_session::judge(const committed_answer& a) {
+  using kind = committed_verdict::kind;
+  std::string behind;
+  for (const auto& [p, at] : a.offsets) {
+    if (std::optional<std::string> b = ledger_.behind(p, at)) {
+      behind = std::move(*b);
+      break;
+    }
+  }
+  if (behind.empty()) {
+    behind_warned_.reset();
+    return {kind::take, {}};
+  }
+  if (a.stop_requested)
+    return {kind::end, behind + "; stopped while waiting for the coordinator to catch up"};
+  if (a.waited >= config_.stall_timeout) {
+    stalled_ = true;
+    behind_warned_.reset();
+    return {
+        kind::end,
+        behind + " for " + whole_seconds(a.waited) +
+            " (the stall timeout, --stall-timeout-ms): the brokers have not written that commit's markers, "
+            "or skipped them (seen after a broker restart); stopping so that a restart settles it: its "
+            "init_transactions waits until the brokers complete or abort this transactional id's last "
+            "transaction, and it then resumes from the offsets the coordinator answers"};
+  }
+  // A wait that began after the last warning (waited is smaller) warns at once.
+  if (behind_warned_ && a.waited >= *behind_warned_ && a.waited - *behind_warned_ < std::chrono::seconds(30))
+    return {kind::ask_again, {}};
+  behind_warned_ = a.waited;
+  return {kind::ask_again, behind + " (for " + whole_seconds(a.waited) +
+                               "); not reprocessing from there (it would duplicate output): asking again "
+                               "every second, up to the stall timeout (--stall-timeout-ms)"};
+}
+
 // ---- close --------------------------------------------------------------------------
 
 action run_session::close(std::optional<ending> failure, std::string warning) {

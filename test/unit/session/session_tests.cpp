@@ -1021,6 +1021,86 @@ ss::config stall_after(std::chrono::milliseconds limit) {
   return c;
 }
 
+// broker_kill: the coordinator, restarted, answers an offset behind the
+// one this process committed (the brokers write the commit's markers late,
+// or skipped them). The driver asks again, logging at most every 30 s; an
+// answer that caught up is taken; past the stall timeout the run ends
+// without leaving the group, for a restart to settle the last transaction.
+BOOST_AUTO_TEST_CASE(
+    broker_kill_a_coordinator_behind_is_asked_again_up_to_the_stall_timeout_then_the_run_ends) {
+  using kind = ss::committed_verdict::kind;
+  run r(stall_after(60s));
+  r.owning({0, 1});
+  r.open_with({{0, 279}});
+  r.to_commit();
+  r.commit_returns(ok());
+  const auto answer = [&](std::optional<std::int64_t> at, ss::clock::duration waited) {
+    ss::committed_answer a;
+    a.offsets[ss::partition_id{0}] = at ? std::optional<ss::offset>(ss::offset{*at}) : std::nullopt;
+    a.offsets[ss::partition_id{1}] = std::nullopt;  // never committed by this process: taken as it is
+    a.waited = waited;
+    return r.s.judge(a);
+  };
+  // At or past what this process committed (another instance went on): taken.
+  BOOST_TEST((answer(280, 0s).what == kind::take));
+  BOOST_TEST((answer(300, 0s).what == kind::take));
+
+  r.open_with({{0, 280}});
+  r.to_commit();
+  BOOST_TEST(r.commit_returns(abortable()).kind == act::abort);
+  BOOST_TEST(r.abort_returns(ok()).kind == act::rewind);
+  const ss::committed_verdict first = answer(260, 0s);
+  BOOST_TEST((first.what == kind::ask_again));
+  BOOST_TEST(
+      first.line ==
+      "orders/0: the group coordinator answered committed offset 260, behind offset 280 that this process "
+      "committed (for 0 s); not reprocessing from there (it would duplicate output): asking again every "
+      "second, up to the stall timeout (--stall-timeout-ms)");
+  const ss::committed_verdict quiet = answer(std::nullopt, 29s);  // "none" is behind too
+  BOOST_TEST((quiet.what == kind::ask_again));
+  BOOST_TEST(quiet.line.empty());
+  BOOST_TEST(answer(260, 30s).line.find("(for 30 s)") != std::string::npos);
+  const ss::committed_verdict end = answer(260, 60s);
+  BOOST_TEST_REQUIRE((end.what == kind::end));
+  BOOST_TEST(end.line.find("behind offset 280 that this process committed for 60 s (the stall timeout") !=
+             std::string::npos);
+  BOOST_TEST(end.line.find("init_transactions waits until the brokers complete or abort") !=
+             std::string::npos);
+  // The rewind that waited fails with that line: exit 75, the group not left
+  // (a restart from the same state directory takes the partitions back).
+  const ss::action close =
+      r.s.on(ss::rewound{client(k::txn_error_info::plain(RD_KAFKA_RESP_ERR__INCONSISTENT), end.line)});
+  BOOST_TEST(close.kind == act::close);
+  BOOST_TEST(!close.leave_group);
+  BOOST_TEST((r.s.outcome().status == run_status::failed));
+  BOOST_TEST(r.s.outcome().message.find("for 60 s (the stall timeout") != std::string::npos);
+  BOOST_TEST(r.committed(0) == 280);
+}
+
+BOOST_AUTO_TEST_CASE(
+    broker_kill_a_stop_while_the_coordinator_is_behind_ends_the_wait_and_an_answer_that_caught_up_is_taken) {
+  using kind = ss::committed_verdict::kind;
+  run r(stall_after(60s));
+  r.owning({0});
+  r.open_with({{0, 279}});
+  r.to_commit();
+  r.commit_returns(ok());
+  ss::committed_answer behind;
+  behind.offsets[ss::partition_id{0}] = ss::offset{260};
+  behind.waited = 5s;
+  BOOST_TEST((r.s.judge(behind).what == kind::ask_again));
+  ss::committed_answer caught_up = behind;
+  caught_up.offsets[ss::partition_id{0}] = ss::offset{280};
+  BOOST_TEST((r.s.judge(caught_up).what == kind::take));
+  // A new wait warns again at once.
+  behind.waited = 0s;
+  BOOST_TEST(!r.s.judge(behind).line.empty());
+  behind.stop_requested = true;
+  const ss::committed_verdict stopped = r.s.judge(behind);
+  BOOST_TEST((stopped.what == kind::end));
+  BOOST_TEST(stopped.line.find("stopped while waiting for the coordinator to catch up") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(
     broker_pause_a_commit_without_an_outcome_for_the_stall_timeout_ends_the_run_with_exit_75) {
   run r(stall_after(90s));
